@@ -1,0 +1,65 @@
+# ppm: two commands on a fresh machine with Python 3 and the package registries.
+#   make reproduce [PROFILE=quick] [ARGS="population.w_pub=0.3 learner.epsilon=0.5"] [N_JOBS=2]
+#   make test
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PROFILE ?= default
+ARGS ?=
+N_JOBS ?= 2
+OUTPUTS ?= outputs
+
+ifeq ($(PROFILE),quick)
+RESULTS ?= results/quick
+SUFFIX := _quick
+else ifeq ($(PROFILE),default)
+RESULTS ?= results
+SUFFIX :=
+else
+$(error PROFILE must be 'default' or 'quick', got '$(PROFILE)')
+endif
+
+# Sweeps that make the figures (configs/experiment/<name>.yaml; <name>_quick for PROFILE=quick).
+EXPERIMENTS := c1_realizable_d1 c1_realizable_d2
+
+# Jobs run in parallel processes: keep BLAS single-threaded in each (2-core machine).
+export OMP_NUM_THREADS := 1
+export OPENBLAS_NUM_THREADS := 1
+export MKL_NUM_THREADS := 1
+
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install test reproduce figures clean-cache clean
+
+install: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+test: $(STAMP)
+	@$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# Runs every sweep (resuming finished trials from $(RESULTS)/cache), aggregates, draws figures.
+reproduce: $(STAMP)
+	@set -e; for exp in $(EXPERIMENTS); do \
+	  rm -rf $(OUTPUTS)/$$exp; \
+	  echo "== sweep $${exp}$(SUFFIX)"; \
+	  $(PY) -m experiments.run --multirun experiment=$${exp}$(SUFFIX) results_root=$(RESULTS) \
+	    hydra.sweep.dir=$(OUTPUTS)/$$exp hydra.launcher.n_jobs=$(N_JOBS) $(ARGS); \
+	  $(PY) -m scripts.aggregate $(OUTPUTS)/$$exp --out $(RESULTS)/$$exp; \
+	done
+	$(MAKE) --no-print-directory figures RESULTS=$(RESULTS)
+
+figures: $(STAMP)
+	$(PY) -m scripts.plot_c1 --results $(RESULTS)
+
+clean-cache:
+	rm -rf $(RESULTS)/cache $(OUTPUTS)
+
+clean:
+	rm -rf $(VENV) $(OUTPUTS) results/cache results/quick

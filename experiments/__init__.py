@@ -1,0 +1,1 @@
+"""Hydra experiment pipeline: ``python -m experiments.run -m experiment=<name>``."""

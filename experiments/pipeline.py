@@ -1,0 +1,234 @@
+"""One cell of a sweep: ``run(cfg) -> DataFrame`` with one row per (trial, learner).
+
+A *cell* is one point of a sweep (population, n, learner and baselines). Every trial draws a
+sample from the population, fits the learner and every baseline on that same sample, and
+measures each one's true error on a fresh test sample (the same test sample for all of them,
+so comparisons are paired).
+
+Reproducible by construction: every random draw comes from a ``SeedSequence`` whose entropy
+is ``(seed, hash(population), n, trial, stream)``, and the learner's from that plus
+``hash(learner)``. Results therefore do not depend on ``n_jobs``, on the launcher, or on which
+other cells run, and the learner and the baselines see the same samples.
+
+Resumable: each finished trial is written atomically to
+``<results_root>/cache/<cell key>/trial_XXXXX.csv``; a rerun loads the trials already there and
+computes only the missing ones, so an interrupted sweep loses nothing it had finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from hydra.utils import get_class, instantiate
+from joblib import Parallel, delayed
+from omegaconf import DictConfig, OmegaConf
+from threadpoolctl import threadpool_limits
+
+from ppm._validation import check_open_unit, check_positive_int
+
+CACHE_VERSION = 1
+# Keys that change how a cell is computed, not what it computes.
+_EXECUTION_KEYS = ("n_jobs", "blas_threads", "progress", "results_root", "analysis",
+                   "experiment_name", "claim", "trials")
+
+
+def _words(obj) -> list[int]:
+    """Four 32-bit words of a stable hash of a JSON-able object (for seeds and cache keys)."""
+    blob = json.dumps(obj, sort_keys=True, default=str).encode()
+    digest = hashlib.sha256(blob).digest()
+    return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
+
+
+def _seed(entropy: list[int]) -> int:
+    """A 63-bit integer seed from a SeedSequence (stored in the CSV to replay one trial)."""
+    state = np.random.SeedSequence(entropy).generate_state(2, dtype=np.uint32)
+    return int(state[0]) << 31 | int(state[1]) >> 1
+
+
+def _to_container(cfg) -> dict:
+    if isinstance(cfg, DictConfig):
+        return OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
+    return dict(cfg)
+
+
+def _learner_label(est_cfg: dict) -> str:
+    name = str(est_cfg["_target_"]).rsplit(".", 1)[-1]
+    return "ppm" if name == "PPMHalfspaceLearner" else name
+
+
+def _estimators(spec: dict) -> list[tuple[str, dict]]:
+    learner = spec["learner"]
+    out = [(_learner_label(learner), learner)]
+    for name, est_cfg in sorted((spec.get("baselines") or {}).items()):
+        if not isinstance(est_cfg, dict) or "_target_" not in est_cfg:
+            raise ValueError(f"baselines.{name} must be a mapping with a _target_, got {est_cfg!r}")
+        out.append((name, est_cfg))
+    labels = [label for label, _ in out]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"learner and baseline names must be distinct, got {labels}")
+    return out
+
+
+def _build(est_cfg: dict, random_state):
+    """Instantiate an estimator, passing ``random_state`` only where the class takes one."""
+    cls = get_class(est_cfg["_target_"])
+    kwargs = {}
+    if "random_state" in inspect.signature(cls).parameters:
+        kwargs["random_state"] = random_state
+    return instantiate(est_cfg, **kwargs)
+
+
+def validate_config(cfg) -> dict:
+    """Check every value of a cell's config; raise ``ValueError`` before any work starts."""
+    spec = _to_container(cfg)
+    for key in ("n", "trials", "n_test", "blas_threads"):
+        check_positive_int(spec[key], key)
+    check_positive_int(spec["seed"], "seed", minimum=0)
+    n_jobs = spec["n_jobs"]
+    if not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
+    analysis = spec["analysis"]
+    if not analysis["alphas"]:
+        raise ValueError("analysis.alphas must not be empty")
+    for a in analysis["alphas"]:
+        check_open_unit(a, "analysis.alphas")
+    check_open_unit(analysis["beta"], "analysis.beta")
+    check_open_unit(analysis["confidence"], "analysis.confidence")
+    try:
+        instantiate(spec["population"])
+    except Exception as exc:  # hydra wraps constructor errors; surface the message
+        raise ValueError(f"invalid population config: {_root_message(exc)}") from exc
+    for label, est_cfg in _estimators(spec):
+        try:
+            est = _build(est_cfg, random_state=0)
+        except Exception as exc:
+            raise ValueError(f"invalid config for learner {label!r}: {_root_message(exc)}") from exc
+        if hasattr(est, "_check_params"):
+            try:
+                est._check_params()
+            except ValueError as exc:
+                raise ValueError(f"invalid config for learner {label!r}: {exc}") from exc
+    return spec
+
+
+def _root_message(exc: BaseException) -> str:
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return str(exc)
+
+
+def cell_key(spec: dict) -> str:
+    """Content hash of everything that determines a cell's trials (not how they are run)."""
+    core = {k: v for k, v in spec.items() if k not in _EXECUTION_KEYS}
+    core["cache_version"] = CACHE_VERSION
+    return hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:20]
+
+
+def _flatten(prefix: str, params: dict) -> dict:
+    return {f"{prefix}.{k}": v for k, v in params.items() if k != "_target_"}
+
+
+def run_trial(spec: dict, trial: int) -> pd.DataFrame:
+    """Draw one sample, fit the learner and every baseline, measure true errors."""
+    pop_words = _words(spec["population"])
+    base = [spec["seed"], *pop_words, spec["n"], trial]
+    with threadpool_limits(limits=spec["blas_threads"]):
+        population = instantiate(spec["population"])
+        X, y, public = population.sample(spec["n"], random_state=_seed(base + [0]))
+        opt = population.opt()
+        rows = []
+        for label, est_cfg in _estimators(spec):
+            learner_seed = _seed(base + [2, *_words([label, est_cfg])])
+            est = _build(est_cfg, random_state=learner_seed)
+            t0 = time.perf_counter()
+            est.fit(X, y, public)
+            fit_seconds = time.perf_counter() - t0
+            # Same test sample for every learner of this trial: paired comparison.
+            err, se = population.true_error(est.predict, n_test=spec["n_test"],
+                                            random_state=_seed(base + [1]))
+            n_hyp = getattr(est, "n_hypotheses_", None)
+            rows.append({
+                "trial": trial,
+                "learner": label,
+                "n": spec["n"],
+                "d": population.d,
+                "w_pub": spec["population"].get("w_pub", math.nan),
+                "epsilon": float(getattr(est, "epsilon", math.nan)),
+                "n_pub": int(public.sum()),
+                "n_priv": int((~public).sum()),
+                "error": float(err),
+                "error_se": float(se),
+                "opt": float(opt),
+                "excess_error": float(err - opt),
+                "train_error": float(np.mean(est.predict(X) != y)) if len(y) else math.nan,
+                "n_halfspaces": getattr(est, "n_halfspaces_", math.nan),
+                "n_hypotheses": float(n_hyp) if n_hyp is not None else math.nan,
+                "log_n_hypotheses": math.log(n_hyp) if n_hyp else math.nan,
+                "fit_seconds": fit_seconds,
+                "n_test": spec["n_test"],
+                "seed": spec["seed"],
+                "learner_seed": learner_seed,
+                **_flatten("population", spec["population"]),
+                **_flatten("learner", est_cfg),
+            })
+    return pd.DataFrame(rows)
+
+
+def _atomic_csv(df: pd.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        df.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _trial_path(cell_dir: Path, trial: int) -> Path:
+    return cell_dir / f"trial_{trial:05d}.csv"
+
+
+def _run_and_store(spec: dict, trial: int, cell_dir: str) -> int:
+    _atomic_csv(run_trial(spec, trial), _trial_path(Path(cell_dir), trial))
+    return trial
+
+
+def run(cfg) -> pd.DataFrame:
+    """Run (or resume) one cell; return its tidy trials table, one row per (trial, learner)."""
+    spec = validate_config(cfg)
+    key = cell_key(spec)
+    cell_dir = Path(spec["results_root"]).resolve() / "cache" / key
+    cell_dir.mkdir(parents=True, exist_ok=True)
+    (cell_dir / "config.json").write_text(json.dumps(spec, sort_keys=True, indent=1, default=str))
+    todo = [t for t in range(spec["trials"]) if not _trial_path(cell_dir, t).exists()]
+    if todo:
+        show = spec["progress"] and not os.environ.get("CI") and sys.stderr.isatty()
+        from tqdm.auto import tqdm
+
+        desc = f"{spec['experiment_name']} n={spec['n']}"
+        if spec["n_jobs"] == 1:
+            for t in tqdm(todo, desc=desc, disable=not show):
+                _run_and_store(spec, t, str(cell_dir))
+        else:
+            jobs = Parallel(n_jobs=spec["n_jobs"], backend="loky", return_as="generator_unordered")
+            results = jobs(delayed(_run_and_store)(spec, t, str(cell_dir)) for t in todo)
+            for _ in tqdm(results, total=len(todo), desc=desc, disable=not show):
+                pass
+    frames = [pd.read_csv(_trial_path(cell_dir, t)) for t in range(spec["trials"])]
+    df = pd.concat(frames, ignore_index=True)
+    df.insert(0, "experiment_name", spec["experiment_name"])
+    df.insert(1, "claim", spec["claim"])
+    df["cell_key"] = key
+    return df

@@ -1,0 +1,16 @@
+"""ppm: differentially private learning from mixtures of private and public populations.
+
+Reference implementation of Bassily, Moran, Nandi (NeurIPS 2020): Algorithm 1 (``ConstrHalf``,
+:func:`construct_halfspaces`) and Algorithm 2 (``LearnHalf``, :class:`PPMHalfspaceLearner`).
+"""
+
+from .halfspaces import PublicHalfspaces, construct_halfspaces
+from .learner import PPMHalfspaceLearner, learn_halfspace
+
+__all__ = [
+    "PPMHalfspaceLearner",
+    "PublicHalfspaces",
+    "construct_halfspaces",
+    "learn_halfspace",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,119 @@
+"""Input validation shared by the whole package.
+
+Every public entry point validates at the boundary and raises ``ValueError`` whose message
+names the offending parameter and value, before any work starts.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
+    """Privacy parameter: a finite real number > 0."""
+    if isinstance(epsilon, bool) or not isinstance(epsilon, Real):
+        raise ValueError(f"{name} must be a positive finite number, got {epsilon!r}")
+    eps = float(epsilon)
+    if not math.isfinite(eps) or eps <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {epsilon!r}")
+    return eps
+
+
+def check_open_unit(value, name: str) -> float:
+    """A number in the open interval (0, 1) (alpha, beta)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
+    v = float(value)
+    if not (0.0 < v < 1.0):
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    return v
+
+
+def check_closed_unit(value, name: str) -> float:
+    """A number in the closed interval [0, 1] (mixture weights, rates)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    v = float(value)
+    if not (0.0 <= v <= 1.0):
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return v
+
+
+def check_positive_int(value, name: str, minimum: int = 1) -> int:
+    """An integer >= ``minimum`` (dimension d, sample sizes, trial counts)."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if int(value) < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """``None``, an int seed, a ``SeedSequence`` or a ``Generator`` -> ``Generator``."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, np.random.SeedSequence):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        if int(random_state) < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state!r}")
+        return np.random.default_rng(int(random_state))
+    raise ValueError(
+        f"random_state must be None, a non-negative int, a SeedSequence or a Generator, "
+        f"got {random_state!r}"
+    )
+
+
+def check_X(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
+    """A finite 2-D float array (a 1-D array is read as one feature per row)."""
+    arr = np.asarray(X, dtype=float)
+    if arr.ndim == 1:
+        arr = arr.reshape(-1, 1)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {arr.shape}")
+    if arr.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one feature, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(
+            f"{name} contains NaN or infinity (first at row {bad[0]}, column {bad[1]}: "
+            f"{arr[bad[0], bad[1]]!r})"
+        )
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} features but the estimator was fitted with {n_features}"
+        )
+    return arr
+
+
+def check_labelled_data(X, y, public=None):
+    """Validate a PPM sample ``(X, y, public)``.
+
+    ``y`` must be 0/1; ``public`` a boolean mask (True = public example). ``public=None``
+    means every example is public (for non-private baselines).
+    """
+    X = check_X(X)
+    n = X.shape[0]
+    y_arr = np.asarray(y)
+    if y_arr.shape != (n,):
+        raise ValueError(f"y must have shape ({n},) to match X, got {y_arr.shape}")
+    if y_arr.dtype.kind == "f" and not np.all(np.isfinite(y_arr)):
+        raise ValueError("y contains NaN or infinity")
+    if not np.all(np.isin(y_arr, (0, 1))):
+        bad = y_arr[~np.isin(y_arr, (0, 1))][0]
+        raise ValueError(f"y must contain only labels 0 and 1, got {bad!r}")
+    y_arr = y_arr.astype(np.int64)
+    if public is None:
+        pub = np.ones(n, dtype=bool)
+    else:
+        pub = np.asarray(public)
+        if pub.shape != (n,):
+            raise ValueError(f"public must have shape ({n},) to match X, got {pub.shape}")
+        if pub.dtype != bool:
+            if not np.all(np.isin(pub, (0, 1))):
+                raise ValueError("public must be a boolean mask (True = public example)")
+            pub = pub.astype(bool)
+    return X, y_arr, pub

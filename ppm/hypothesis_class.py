@@ -1,0 +1,261 @@
+"""The hypothesis class ``G`` of Algorithm 2 (``LearnHalf``) and exact streamed scoring.
+
+SPEC section 3. ``G`` holds the empty hypothesis ``g_empty = 1`` and, for every ``j = 1..d`` and
+every set of ``j`` distinct halfspaces ``h_1 < ... < h_j`` of ``C_pub``, the hypothesis
+"0 on ``h_1 ∩ ... ∩ h_j ∩ Aff``, 1 elsewhere". Its score is the number of misclassified
+examples, ``m(g) = #{y = 0, x not in R} + #{y = 1, x in R}`` for the region ``R`` labelled 0.
+Writing ``s_x = +1`` if ``y = 0`` and ``-1`` if ``y = 1``, ``m(g) = n_0 - sum_{x in R} s_x``:
+for pairs this is the bilinear form ``B_i diag(s) B_k^T`` of membership rows.
+
+**Canonical order** of ``G`` (shared by every scorer, so the same seed gives the same sample):
+``g_empty``; then the ``j``-subsets for ``j = 1, 2, ..., min(d, |C_pub|)``, each level in
+lexicographic order of the index tuples into ``C_pub`` (itself in canonical order, see
+:mod:`ppm.halfspaces`).
+
+``|G|`` reaches ``1e9`` for d = 2 at a few hundred public points, so no scorer materialises one
+score per hypothesis. Each scorer exposes the two passes of the exact sampler (SPEC section 3):
+``histogram()`` returns ``count[m]`` for ``m = 0..n`` over all of ``G``, and
+``find(level, rank)`` returns the index tuple of the ``rank``-th hypothesis (0-based, in
+canonical order) whose score is ``level``. The blocked scorer keeps one small histogram per
+block so the second pass recomputes a single block. Memory is ``O(n + |C_pub| * n)`` plus one
+block, never ``O(|G|)``.
+
+Scorers:
+
+* :class:`SortedScorer1D` -- d = 1 with ``Aff = R``: a sort plus prefix sums, ``O(n log n)``.
+* :class:`BlockedScorer` -- any d: levels 0 and 1 directly; level ``j >= 2`` enumerates the
+  ``(j-2)``-prefixes lexicographically and scores all ``(i, k)`` completions of a prefix by
+  dense float32 matrix products in row blocks (exact: integer sums below ``2**24``).
+* :class:`ReferenceScorer` -- a plain loop over ``G`` evaluating every region from the
+  halfspaces themselves. Slow; the ground truth for tests.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from .halfspaces import PublicHalfspaces
+
+DEFAULT_BLOCK_ELEMENTS = 1 << 22
+
+
+def class_size(n_halfspaces: int, d: int) -> int:
+    """``|G| = 1 + sum_{j=1..min(d, m)} C(m, j)`` for ``m = |C_pub|`` (SPEC section 3)."""
+    m = int(n_halfspaces)
+    return 1 + sum(comb(m, j) for j in range(1, min(d, m) + 1))
+
+
+def iter_hypotheses(n_halfspaces: int, d: int):
+    """Index tuples of ``G`` in canonical order (``()`` is ``g_empty``)."""
+    yield ()
+    for j in range(1, min(d, n_halfspaces) + 1):
+        yield from itertools.combinations(range(n_halfspaces), j)
+
+
+def _signs(y: np.ndarray) -> np.ndarray:
+    return np.where(np.asarray(y) == 0, 1, -1).astype(np.int64)
+
+
+class ReferenceScorer:
+    """Plain enumeration of ``G`` (tests and equivalence checks only: ``O(|G| n d)``)."""
+
+    def __init__(self, halfspaces: PublicHalfspaces, X: np.ndarray, y: np.ndarray, d: int):
+        self.halfspaces = halfspaces
+        self.d = d
+        self.y = np.asarray(y)
+        self.n = self.y.shape[0]
+        self._inside = halfspaces.contains(X)  # (m, n), evaluated from W, b directly
+        self._aff = halfspaces.in_affine_hull(X)
+
+    def score(self, hyp: tuple) -> int:
+        if len(hyp) == 0:
+            region = np.zeros(self.n, dtype=bool)
+        else:
+            region = self._aff & np.all(self._inside[list(hyp)], axis=0)
+        return int(np.sum((self.y == 0) & ~region) + np.sum((self.y == 1) & region))
+
+    def scores(self):
+        for hyp in iter_hypotheses(len(self.halfspaces), self.d):
+            yield hyp, self.score(hyp)
+
+    def histogram(self) -> np.ndarray:
+        counts = np.zeros(self.n + 1, dtype=np.int64)
+        for _, m in self.scores():
+            counts[m] += 1
+        return counts
+
+    def find(self, level: int, rank: int) -> tuple:
+        seen = 0
+        for hyp, m in self.scores():
+            if m == level:
+                if seen == rank:
+                    return hyp
+                seen += 1
+        raise IndexError(f"no hypothesis of rank {rank} at level {level}")
+
+
+class SortedScorer1D:
+    """d = 1 with ``Aff = R``: ``C_pub = ({x >= t_i}, {x <= t_i})`` for sorted unique public ``t``.
+
+    Scores of all halfspaces come from one sort of the sample and prefix sums of ``s``.
+    Comparisons are exact (``tol = 0`` for d = 1), matching ``PublicHalfspaces.contains``.
+    """
+
+    def __init__(self, halfspaces: PublicHalfspaces, X: np.ndarray, y: np.ndarray):
+        if halfspaces.d != 1 or not halfspaces.aff_is_full:
+            raise ValueError("SortedScorer1D needs d = 1 and at least two distinct public points")
+        x = np.asarray(X, dtype=float).reshape(-1)
+        s = _signs(y)
+        order = np.argsort(x, kind="stable")
+        xs = x[order]
+        cs = np.concatenate([[0], np.cumsum(s[order])])
+        t = halfspaces.public_points[:, 0]
+        upper = cs[-1] - cs[np.searchsorted(xs, t, side="left")]  # sum of s over x >= t
+        lower = cs[np.searchsorted(xs, t, side="right")]  # sum of s over x <= t
+        n0 = int(np.sum(s == 1))
+        self.n = x.shape[0]
+        self.n0 = n0
+        # Canonical order interleaves (upper, lower) per public point.
+        self.single_scores = n0 - np.stack([upper, lower], axis=1).reshape(-1)
+
+    def histogram(self) -> np.ndarray:
+        counts = np.bincount(self.single_scores, minlength=self.n + 1).astype(np.int64)
+        counts[self.n0] += 1  # g_empty
+        return counts
+
+    def find(self, level: int, rank: int) -> tuple:
+        if level == self.n0:
+            if rank == 0:
+                return ()
+            rank -= 1
+        hits = np.flatnonzero(self.single_scores == level)
+        return (int(hits[rank]),)
+
+
+@dataclass
+class _Chunk:
+    """A contiguous run of ``G`` in canonical order, scored as one array."""
+
+    kind: str  # "empty" | "singles" | "block"
+    hist: np.ndarray
+    prefix: tuple = ()
+    row_start: int = 0
+    row_stop: int = 0
+
+
+class BlockedScorer:
+    """Exact streamed scoring of ``G`` for any d by blocked dense matrix products.
+
+    ``B`` is the membership matrix ``halfspaces.membership(X)`` (``m x n``, boolean), the single
+    source of truth for which example lies in which (closed) halfspace of ``C_pub`` and ``Aff``.
+    """
+
+    def __init__(self, B: np.ndarray, y: np.ndarray, d: int,
+                 block_elements: int = DEFAULT_BLOCK_ELEMENTS):
+        self.m, self.n = B.shape
+        self.d = d
+        s = _signs(y)
+        self.n0 = int(np.sum(s == 1))
+        # float32 sums of 0/+-1 terms are exact below 2**24 examples.
+        dtype = np.float32 if self.n < (1 << 24) else np.float64
+        self._Bf = B.astype(dtype)
+        self._Bs = self._Bf * s.astype(dtype)[None, :]
+        self._block_elements = max(1, int(block_elements))
+        self._chunks: list[_Chunk] | None = None
+        self._prefix_cache: tuple | None = None
+
+    # -- pass 1 ---------------------------------------------------------------------------
+    def histogram(self) -> np.ndarray:
+        chunks, total = [], np.zeros(self.n + 1, dtype=np.int64)
+        for chunk in self._iter_chunks():
+            if chunk.kind == "block":
+                full = self._block_matrix(chunk)
+                R = chunk.row_stop - chunk.row_start
+                # All entries, minus the strictly lower triangle of the first R columns (k <= i).
+                below = full[:, :R][np.tril(np.ones((R, R), dtype=bool), -1)]
+                chunk.hist = (np.bincount(full.ravel(), minlength=self.n + 1)
+                              - np.bincount(below, minlength=self.n + 1)).astype(np.int64)
+            else:
+                chunk.hist = np.bincount(self._values(chunk), minlength=self.n + 1).astype(np.int64)
+            total += chunk.hist
+            chunks.append(chunk)
+        self._chunks = chunks
+        return total
+
+    # -- pass 2 ---------------------------------------------------------------------------
+    def find(self, level: int, rank: int) -> tuple:
+        if self._chunks is None:
+            self.histogram()
+        for chunk in self._chunks:
+            c = int(chunk.hist[level])
+            if rank < c:
+                vals = self._values(chunk)
+                pos = int(np.flatnonzero(vals == level)[rank])
+                return self._decode(chunk, pos)
+            rank -= c
+        raise IndexError(f"no hypothesis of rank {rank} at level {level}")
+
+    # -- enumeration in canonical order ----------------------------------------------------
+    def _iter_chunks(self):
+        empty = np.zeros(0, dtype=np.int64)
+        yield _Chunk("empty", empty)
+        if self.m == 0:
+            return
+        yield _Chunk("singles", empty)
+        for j in range(2, min(self.d, self.m) + 1):
+            for prefix in itertools.combinations(range(self.m), j - 2):
+                first_row = prefix[-1] + 1 if prefix else 0
+                a = first_row
+                while a < self.m - 1:  # the row index i needs some k > i
+                    width = self.m - a - 1
+                    rows = max(1, self._block_elements // width)
+                    b = min(self.m - 1, a + rows)
+                    yield _Chunk("block", empty, prefix, a, b)
+                    a = b
+
+    def _prefix_vector(self, prefix: tuple) -> np.ndarray | None:
+        if not prefix:
+            return None
+        if self._prefix_cache is None or self._prefix_cache[0] != prefix:
+            v = np.prod(self._Bf[list(prefix)], axis=0)
+            self._prefix_cache = (prefix, v)
+        return self._prefix_cache[1]
+
+    def _values(self, chunk: _Chunk) -> np.ndarray:
+        """Scores of the chunk's hypotheses, flattened in canonical order."""
+        if chunk.kind == "empty":
+            return np.array([self.n0], dtype=np.intp)
+        if chunk.kind == "singles":
+            return (self.n0 - self._Bs.sum(axis=1)).astype(np.intp)
+        vals = self._block_matrix(chunk)
+        # Row r stands for i = a + r; its valid partners are k = a + 1 + c > i, i.e. c >= r.
+        R = chunk.row_stop - chunk.row_start
+        keep = np.ones(vals.shape, dtype=bool)
+        keep[:, :R] = np.triu(np.ones((R, R), dtype=bool))
+        return vals[keep]
+
+    def _block_matrix(self, chunk: _Chunk) -> np.ndarray:
+        """Scores of (prefix, i, k) for rows i in [a, b) and all k > a (some invalid: k <= i)."""
+        a, b = chunk.row_start, chunk.row_stop
+        v = self._prefix_vector(chunk.prefix)
+        rows = self._Bf[a:b] if v is None else self._Bf[a:b] * v[None, :]
+        P = rows @ self._Bs[a + 1:].T  # P[r, c] = sum_x s_x [x in rows r] [x in h_{a+1+c}]
+        return (self.n0 - P).astype(np.intp)
+
+    def _decode(self, chunk: _Chunk, pos: int) -> tuple:
+        if chunk.kind == "empty":
+            return ()
+        if chunk.kind == "singles":
+            return (pos,)
+        a, b = chunk.row_start, chunk.row_stop
+        width = self.m - a - 1
+        for r in range(b - a):
+            length = width - r
+            if pos < length:
+                return chunk.prefix + (a + r, a + 1 + r + pos)
+            pos -= length
+        raise IndexError("position outside chunk")

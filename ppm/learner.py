@@ -1,0 +1,139 @@
+"""Algorithm 2 of the paper (``LearnHalf``): the PPM learner for halfspaces.
+
+1. Split the sample by privacy bit and run ``ConstrHalf`` on the public points
+   (:func:`ppm.halfspaces.construct_halfspaces`).
+2. Build the hypothesis class ``G`` from ``C_pub`` (:mod:`ppm.hypothesis_class`).
+3. Run the exponential mechanism over ``G`` on all ``n`` labelled pairs, public and private,
+   with score ``m(g)`` = number of misclassified examples (:mod:`ppm.mechanism`).
+
+Privacy (Lemma 4.1): ``G`` is a function of the public points only; private examples enter
+only through the scores, whose sensitivity is 1, so the output is ``epsilon``-DP with respect to
+the private examples. Nothing in this module scales, prunes or deduplicates using private data.
+Sampling is exact over all of ``G`` (no approximation), streamed without materialising ``G``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_epsilon, check_labelled_data, check_random_state, check_X
+from .halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, construct_halfspaces
+from .hypothesis_class import (
+    DEFAULT_BLOCK_ELEMENTS,
+    BlockedScorer,
+    ReferenceScorer,
+    SortedScorer1D,
+    class_size,
+)
+from .mechanism import sample_level_and_rank
+
+_METHODS = ("auto", "blocked", "reference")
+
+
+def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
+                block_elements: int = DEFAULT_BLOCK_ELEMENTS):
+    """The scorer of ``G`` for a sample: every method yields identical histograms and samples."""
+    d = halfspaces.d
+    if method == "reference":
+        return ReferenceScorer(halfspaces, X, y, d)
+    if method == "auto" and d == 1 and halfspaces.aff_is_full:
+        return SortedScorer1D(halfspaces, X, y)
+    return BlockedScorer(halfspaces.membership(X), y, d, block_elements=block_elements)
+
+
+class PPMHalfspaceLearner:
+    """``LearnHalf`` (Algorithm 2): epsilon-DP w.r.t. private examples, improper, exact.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter (> 0) of the exponential mechanism.
+    random_state : None, int, SeedSequence or Generator
+        Source of the mechanism's two random draws (level, then rank).
+    method : {"auto", "blocked", "reference"}
+        How ``G`` is scored. All give the same output for the same seed; "auto" uses a sort for
+        d = 1 and blocked matrix products otherwise; "reference" is a plain loop (tests only).
+    rel_tol : float
+        Relative geometric tolerance of ``ConstrHalf`` (see :mod:`ppm.halfspaces`).
+    block_elements : int
+        Scores per block of the blocked scorer (memory/speed knob, no effect on the output).
+
+    Attributes
+    ----------
+    halfspaces_ : PublicHalfspaces
+        ``C_pub`` and ``Aff`` built from the public examples.
+    hypothesis_ : tuple of int
+        Indices into ``halfspaces_`` of the output hypothesis (``()`` = ``g_empty``).
+    W_, b_ : arrays
+        The selected halfspaces ``<W_[i], x> >= b_[i]``: the output labels 0 inside their
+        intersection with ``Aff`` and 1 elsewhere.
+    score_ : int
+        Training mistakes ``m(g)`` of the output.
+    score_counts_ : array (n + 1,)
+        ``count[m]``: how many hypotheses of ``G`` make ``m`` mistakes.
+    n_hypotheses_ : int
+        ``|G|``. ``n_halfspaces_`` is ``|C_pub|``; ``n_pub_``, ``n_priv_`` the split sizes.
+    """
+
+    def __init__(self, epsilon: float = 1.0, random_state=None, method: str = "auto",
+                 rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS):
+        self.epsilon = epsilon
+        self.random_state = random_state
+        self.method = method
+        self.rel_tol = rel_tol
+        self.block_elements = block_elements
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
+        if not (isinstance(self.block_elements, int) and self.block_elements >= 1):
+            raise ValueError(f"block_elements must be a positive int, got {self.block_elements!r}")
+        return check_random_state(self.random_state)
+
+    def fit(self, X, y, public):
+        """Fit on a PPM sample; ``public[i]`` is True for a public example."""
+        rng = self._check_params()
+        if public is None:
+            raise ValueError("public (boolean mask, True = public example) is required")
+        X, y, public = check_labelled_data(X, y, public)
+        d = X.shape[1]
+        # Step 1: C_pub from the public points only (Lemma 4.1: G never sees private data).
+        hs = construct_halfspaces(X[public], n_features=d, rel_tol=self.rel_tol)
+        # Steps 2-3: exact exponential mechanism over G on all labelled pairs.
+        scorer = make_scorer(hs, X, y, self.method, self.block_elements)
+        counts = scorer.histogram()
+        level, rank = sample_level_and_rank(counts, self.epsilon, rng)
+        hyp = scorer.find(level, rank)
+
+        self.halfspaces_ = hs
+        self.hypothesis_ = tuple(int(i) for i in hyp)
+        idx = np.asarray(self.hypothesis_, dtype=np.intp)
+        self.W_ = hs.W[idx]
+        self.b_ = hs.b[idx]
+        self.score_ = int(level)
+        self.score_counts_ = counts
+        self.n_hypotheses_ = class_size(len(hs), d)
+        self.n_halfspaces_ = len(hs)
+        self.n_features_in_ = d
+        self.n_pub_ = int(public.sum())
+        self.n_priv_ = int((~public).sum())
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """0 inside ``h_1 ∩ ... ∩ h_j ∩ Aff`` of the output hypothesis, 1 elsewhere."""
+        if not hasattr(self, "hypothesis_"):
+            raise ValueError("this PPMHalfspaceLearner is not fitted yet; call fit first")
+        X = check_X(X, n_features=self.n_features_in_)
+        if not self.hypothesis_:
+            return np.ones(X.shape[0], dtype=np.int64)
+        inside = np.all((self.W_ @ X.T) - self.b_[:, None] >= -self.halfspaces_.tol, axis=0)
+        inside &= self.halfspaces_.in_affine_hull(X)
+        return np.where(inside, 0, 1).astype(np.int64)
+
+
+def learn_halfspace(X, y, public, epsilon: float, random_state=None, **kwargs):
+    """Functional form of ``LearnHalf``: returns the fitted :class:`PPMHalfspaceLearner`."""
+    return PPMHalfspaceLearner(epsilon=epsilon, random_state=random_state, **kwargs).fit(
+        X, y, public
+    )

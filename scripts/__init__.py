@@ -1,0 +1,1 @@
+"""Aggregation, figures and benchmarks (run as python -m scripts.<name>)."""

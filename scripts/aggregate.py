@@ -1,0 +1,85 @@
+"""Collect the per-job ``trials.csv`` of one sweep into a tidy table and its ``n_hat`` table.
+
+    python -m scripts.aggregate outputs/<experiment> --out results/<experiment>
+
+Writes ``<out>/trials.csv`` (one row per trial and learner, every config value a column) and
+``<out>/n_hat.csv`` (SPEC section 5: ``n_hat(alpha, beta)`` with Clopper-Pearson-derived
+interval for every learner and every combination of the config columns that vary in the sweep
+besides ``n``). The error used is ``excess_error`` (= error - OPT; equal to the error in the
+realizable case), the quantity both theorems bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+from omegaconf import OmegaConf
+
+from ppm.sample_complexity import empirical_sample_complexity
+
+ERROR_COL = "excess_error"
+# Columns that identify a curve: everything that is configuration, except n.
+_NOT_CONFIG = {"trial", "n", "n_pub", "n_priv", "error", "error_se", "opt", "excess_error",
+               "train_error", "n_halfspaces", "n_hypotheses", "log_n_hypotheses", "fit_seconds",
+               "learner_seed", "cell_key"}
+
+
+def curve_columns(df: pd.DataFrame) -> list[str]:
+    """``learner`` plus the config columns that take more than one value in ``df``."""
+    cols = [c for c in df.columns if c not in _NOT_CONFIG and c != "learner"]
+    varying = [c for c in cols if df[c].nunique(dropna=False) > 1]
+    return ["learner", *varying]
+
+
+def write_csv_atomic(df: pd.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    os.close(fd)
+    try:
+        df.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def n_hat_table(df: pd.DataFrame, alphas, beta, confidence) -> pd.DataFrame:
+    by = curve_columns(df)
+    frames = []
+    for key, group in df.groupby(by, sort=True, dropna=False):
+        nh = empirical_sample_complexity(group, alphas, beta, error_col=ERROR_COL,
+                                         confidence=confidence)
+        for col, val in zip(by, key if isinstance(key, tuple) else (key,)):
+            nh.insert(0, col, val)
+        frames.append(nh)
+    return pd.concat(frames, ignore_index=True)
+
+
+def aggregate(sweep_dir: Path, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    jobs = sorted(p.parent for p in sweep_dir.glob("*/trials.csv"))
+    if not jobs:
+        raise SystemExit(f"no */trials.csv under {sweep_dir}: did the sweep run?")
+    df = pd.concat([pd.read_csv(j / "trials.csv") for j in jobs], ignore_index=True)
+    df = df.sort_values(["learner", "n", "trial"], kind="stable").reset_index(drop=True)
+    analysis = OmegaConf.load(jobs[0] / ".hydra" / "config.yaml").analysis
+    nh = n_hat_table(df, list(analysis.alphas), analysis.beta, analysis.confidence)
+    write_csv_atomic(df, out / "trials.csv")
+    write_csv_atomic(nh, out / "n_hat.csv")
+    return df, nh
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sweep_dir", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    df, nh = aggregate(args.sweep_dir, args.out)
+    print(f"{args.out}: {len(df)} trial rows, {len(nh)} n_hat rows")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"""Tests of ppm.baselines (SPEC section 7)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+from sklearn.exceptions import NotFittedError
+
+from ppm.baselines import ERMHalfspace, PublicOnly
+from ppm.populations import GaussianClusters
+
+
+# ------------------------------------------------------------------------------ brute force
+def _strictly_separable(X, labels):
+    """Is there (w, c) with 1[<w, x> + c > 0] == labels? (LP: s_i (<w, x_i> + c) >= 1)."""
+    n, d = X.shape
+    s = 2.0 * labels - 1.0
+    A = -s[:, None] * np.hstack([X, np.ones((n, 1))])
+    res = linprog(np.zeros(d + 1), A_ub=A, b_ub=-np.ones(n), bounds=[(None, None)] * (d + 1),
+                  method="highs")
+    return res.status == 0
+
+
+def _brute_force_erm(X, y):
+    """min over all 2^n labellings realisable by a halfspace of the disagreement with y.
+
+    Labellings are tried by increasing Hamming distance from y, so the first realisable one
+    gives the minimum.
+    """
+    n = len(y)
+    for k in range(n + 1):
+        for flip in itertools.combinations(range(n), k):
+            z = y.copy()
+            z[list(flip)] ^= 1
+            if _strictly_separable(X, z):
+                return k
+    raise AssertionError("constant labellings are always realisable")
+
+
+def _instances(d):
+    """Tiny samples: small integer grids (collinear points, duplicates) or generic floats."""
+    ints = st.integers(-2, 2).map(float)
+    floats = st.floats(-3, 3, allow_nan=False, allow_infinity=False, width=32)
+    coords = st.one_of(st.just(ints), st.just(floats))
+
+    @st.composite
+    def build(draw):
+        n = draw(st.integers(1, 8))
+        c = draw(coords)
+        X = np.array([[draw(c) for _ in range(d)] for _ in range(n)], dtype=float)
+        y = np.array([draw(st.integers(0, 1)) for _ in range(n)], dtype=np.int64)
+        return X, y
+
+    return build()
+
+
+_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
+                     suppress_health_check=[HealthCheck.too_slow])
+
+
+@_SETTINGS
+@given(_instances(1))
+def test_erm_d1_matches_brute_force(data):
+    X, y = data
+    expected = _brute_force_erm(X, y)
+    for method in ("auto", "threshold", "lp"):
+        est = ERMHalfspace(method=method).fit(X, y)
+        assert est.n_train_errors_ == expected, method
+        assert np.sum(est.predict(X) != y) == expected
+
+
+@_SETTINGS
+@given(_instances(2))
+def test_erm_d2_matches_brute_force(data):
+    X, y = data
+    expected = _brute_force_erm(X, y)
+    for method in ("auto", "enumerate"):
+        est = ERMHalfspace(method=method).fit(X, y)
+        assert est.n_train_errors_ == expected, method
+        assert np.sum(est.predict(X) != y) == expected
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_erm_matches_brute_force_seeded_n8(d):
+    # Deterministic complement to the hypothesis tests at the largest brute-force size.
+    rng = np.random.default_rng(123 + d)
+    for trial in range(12):
+        if trial % 2:
+            X = rng.integers(-2, 3, size=(8, d)).astype(float)
+        else:
+            X = rng.standard_normal((8, d))
+        y = rng.integers(0, 2, 8)
+        est = ERMHalfspace().fit(X, y)
+        assert est.n_train_errors_ == _brute_force_erm(X, y)
+
+
+def test_erm_d2_fixed_non_separable_cases():
+    # XOR square: no line separates it; best halfspace misclassifies 1 point.
+    X = np.array([[0, 0], [1, 1], [0, 1], [1, 0]], dtype=float)
+    y = np.array([0, 0, 1, 1])
+    est = ERMHalfspace().fit(X, y)
+    assert est.method_ == "enumerate" and est.n_train_errors_ == 1
+    # Collinear points alternating labels: 0 1 0 1 0 on a line -> 2 errors.
+    X = np.column_stack([np.arange(5.0), 2 * np.arange(5.0)])
+    y = np.array([0, 1, 0, 1, 0])
+    assert ERMHalfspace().fit(X, y).n_train_errors_ == 2
+    # Duplicated point with both labels -> at least 1 error, and exactly 1 here.
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [3.0, 1.0]])
+    assert ERMHalfspace().fit(X, np.array([0, 1, 1])).n_train_errors_ == 1
+
+
+def test_erm_d1_threshold_cut_is_between_points():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 0, 1, 1])
+    est = ERMHalfspace().fit(X, y)
+    assert est.method_ == "threshold" and est.n_train_errors_ == 0
+    assert est.predict(np.array([[1.4], [1.6]])).tolist() == [0, 1]
+    est = ERMHalfspace().fit(X, 1 - y)  # reversed orientation
+    assert est.predict(np.array([[1.4], [1.6]])).tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("d", [2, 3, 6])
+def test_lp_separates_realizable_data(d):
+    pop = GaussianClusters(d=d, margin=0.3)
+    X, y, public = pop.sample(400, random_state=d)
+    est = ERMHalfspace().fit(X, y, public)
+    assert est.method_ == "lp" and est.n_train_errors_ == 0
+    assert np.all(est.predict(X) == y)
+    err, se = pop.true_error(est.predict, n_test=20000, random_state=0)
+    assert err < 0.05
+
+
+def test_auto_falls_back_when_not_separable():
+    X, y, _ = GaussianClusters(d=2, margin=None).sample(150, random_state=1)
+    est = ERMHalfspace().fit(X, y)
+    assert est.method_ == "enumerate"
+    lp = ERMHalfspace(method="lp").fit(X, y)
+    assert lp.method_ == "enumerate" and lp.n_train_errors_ == est.n_train_errors_
+    # The exact ERM is never beaten by the approximate logistic ERM.
+    logit = ERMHalfspace(method="logistic").fit(X, y)
+    assert logit.method_ == "logistic"
+    assert est.n_train_errors_ <= logit.n_train_errors_
+    X3, y3, _ = GaussianClusters(d=3, margin=None).sample(150, random_state=1)
+    assert ERMHalfspace().fit(X3, y3).method_ == "logistic"
+
+
+def test_enumerate_beats_random_lines():
+    # Exact ERM on a moderately large sample: no line from a random family does better.
+    X, y, _ = GaussianClusters(d=2, margin=None, separation=1.0).sample(300, random_state=5)
+    est = ERMHalfspace(method="enumerate").fit(X, y)
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((2000, 2))
+    B = (X[rng.integers(0, 300, 2000)] * W).sum(1) + 0.01 * rng.standard_normal(2000)
+    errs = (((X @ W.T - B) > 0).astype(int) != y[:, None]).sum(0)
+    assert est.n_train_errors_ <= np.minimum(errs, 300 - errs).min()
+
+
+def test_single_label_and_empty_samples_give_constants():
+    X = np.random.default_rng(0).standard_normal((5, 2))
+    for label in (0, 1):
+        est = ERMHalfspace().fit(X, np.full(5, label))
+        assert est.method_ == "constant" and est.n_train_errors_ == 0
+        assert np.all(est.predict(X + 10) == label)
+    est = ERMHalfspace().fit(np.empty((0, 2)), np.empty(0, dtype=int))
+    assert est.predict(X).tolist() == [0] * 5
+
+
+def test_predict_shape_dtype_and_attributes():
+    X, y, _ = GaussianClusters(d=2, margin=None).sample(50, random_state=0)
+    for method in ("auto", "lp", "enumerate", "logistic"):
+        est = ERMHalfspace(method=method).fit(X, y)
+        pred = est.predict(X[:7])
+        assert pred.shape == (7,) and pred.dtype == np.int64
+        assert set(np.unique(pred)) <= {0, 1}
+        assert est.coef_.shape == (2,) and isinstance(est.intercept_, float)
+        assert est.n_features_in_ == 2
+
+
+def test_erm_validation():
+    X = np.random.default_rng(0).standard_normal((6, 2))
+    y = np.array([0, 1, 0, 1, 0, 1])
+    with pytest.raises(ValueError, match="method"):
+        ERMHalfspace(method="svm").fit(X, y)
+    with pytest.raises(ValueError, match="threshold"):
+        ERMHalfspace(method="threshold").fit(X, y)
+    with pytest.raises(ValueError, match="enumerate"):
+        ERMHalfspace(method="enumerate").fit(X[:, :1], y)
+    with pytest.raises(ValueError, match="random_state"):
+        ERMHalfspace(random_state="x").fit(X, y)
+    Xnan = X.copy()
+    Xnan[2, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ERMHalfspace().fit(Xnan, y)
+    with pytest.raises(ValueError, match="labels 0 and 1"):
+        ERMHalfspace().fit(X, y + 1)
+    with pytest.raises(ValueError, match="y must have shape"):
+        ERMHalfspace().fit(X, y[:3])
+    with pytest.raises(NotFittedError):
+        ERMHalfspace().predict(X)
+    est = ERMHalfspace().fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict(Xnan)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(X[:, :1])
+
+
+# ------------------------------------------------------------------------------ PublicOnly
+def test_public_only_label_determined_predicts_zero():
+    pop = GaussianClusters(d=2)
+    X, y, public = pop.sample(300, random_state=0)
+    est = PublicOnly().fit(X, y, public)
+    assert est.label_ == 0 and est.n_public_ == public.sum()
+    pred = est.predict(X)
+    assert pred.dtype == np.int64 and np.all(pred == 0)
+    err, _ = pop.true_error(est.predict, n_test=20000, random_state=1)
+    assert abs(err - pop.label_probabilities()[1]) < 0.02
+
+
+def test_public_only_majority_ties_and_no_public():
+    X = np.zeros((5, 1))
+    y = np.array([1, 1, 0, 1, 1])
+    public = np.array([True, True, True, False, False])
+    assert PublicOnly().fit(X, y, public).label_ == 1  # 2 vs 1 among public
+    assert PublicOnly().fit(X, y, np.array([1, 0, 1, 0, 0])).label_ == 0  # tie 1-1 -> 0
+    assert PublicOnly().fit(X, y, np.zeros(5, dtype=bool)).label_ == 0  # no public examples
+    assert PublicOnly().fit(X, y).label_ == 1  # public=None: every example public
+    # Only public labels matter: private labels all 1 do not move it.
+    assert PublicOnly().fit(X, np.array([0, 0, 0, 1, 1]), public).label_ == 0
+
+
+def test_public_only_validation():
+    X = np.zeros((3, 2))
+    with pytest.raises(NotFittedError):
+        PublicOnly().predict(X)
+    with pytest.raises(ValueError, match="public"):
+        PublicOnly().fit(X, [0, 1, 0], public=[True, False])
+    with pytest.raises(ValueError, match="NaN"):
+        PublicOnly().fit(np.array([[np.nan, 0.0]] * 3), [0, 1, 0])
+    est = PublicOnly().fit(X, [0, 1, 0])
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict(np.array([[np.nan, 0.0]]))

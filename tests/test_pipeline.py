@@ -1,0 +1,195 @@
+"""Hydra/joblib pipeline: configs compose, bad input fails early, seeds, resume, smoke runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.errors import ConfigCompositionException
+from omegaconf.errors import ValidationError
+
+import experiments.pipeline as pipeline
+from experiments.schema import register_configs
+from scripts.aggregate import aggregate, curve_columns
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = ROOT / "configs"
+EXPERIMENTS = sorted(p.stem for p in (CONFIGS / "experiment").glob("*.yaml"))
+TIMING = ["fit_seconds"]
+
+
+def _compose(overrides=()):
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        return compose(config_name="config", overrides=list(overrides))
+
+
+def _tiny(tmp_path, *extra):
+    return [f"results_root={tmp_path}", "n=12", "trials=3", "n_test=400", *extra]
+
+
+def test_there_are_experiments():
+    assert {"c1_realizable_d1", "c1_realizable_d2"} <= set(EXPERIMENTS)
+
+
+@pytest.mark.parametrize("experiment", EXPERIMENTS)
+def test_every_experiment_composes_and_validates(experiment):
+    cfg = _compose([f"experiment={experiment}"])
+    spec = pipeline.validate_config(cfg)
+    assert spec["experiment_name"] != "default"
+
+
+@pytest.mark.parametrize("experiment", EXPERIMENTS)
+def test_every_experiment_smoke_runs(experiment, tmp_path):
+    cfg = _compose([f"experiment={experiment}", *_tiny(tmp_path)])
+    df = pipeline.run(cfg)
+    learners = 1 + len(cfg.baselines)
+    assert len(df) == 3 * learners
+    assert df["error"].between(0, 1).all()
+    assert set(df["learner"]) >= {"ppm"}
+    for col in ("n_pub", "n_hypotheses", "fit_seconds", "population.w_pub", "learner.epsilon"):
+        assert col in df.columns
+
+
+@pytest.mark.parametrize("override", ["population.dd=3", "learner.epsilonn=1", "nn=3"])
+def test_unknown_keys_fail_at_compose(override):
+    with pytest.raises(ConfigCompositionException):
+        _compose([override])
+
+
+@pytest.mark.parametrize("override", ["trials=abc", "population.d=two", "learner.epsilon=high"])
+def test_wrong_types_fail_at_compose(override):
+    with pytest.raises((ConfigCompositionException, ValidationError)):
+        _compose([override])
+
+
+@pytest.mark.parametrize("override,name", [
+    ("learner.epsilon=0", "epsilon"), ("learner.epsilon=-1", "epsilon"),
+    ("population.w_pub=1.5", "w_pub"), ("population.w_pub=-0.1", "w_pub"),
+    ("population.d=0", "d"), ("n=0", "n"), ("trials=0", "trials"),
+    ("analysis.alphas=[0.1,1.0]", "alphas"), ("analysis.beta=0", "beta"),
+    ("population.eta=0.7", "eta"), ("n_jobs=0", "n_jobs"), ("learner.method=mcmc", "method"),
+    # '+' forces a new key past the schema; the constructor then rejects it, still before work.
+    ("+population.foo=1", "foo"),
+])
+def test_bad_values_fail_before_any_work(override, name, tmp_path):
+    cfg = _compose([*_tiny(tmp_path), override])
+    with pytest.raises(ValueError, match=name):
+        pipeline.run(cfg)
+    assert not (tmp_path / "cache").exists()
+
+
+def _strip(df):
+    return df.drop(columns=TIMING).reset_index(drop=True)
+
+
+def test_results_identical_for_any_n_jobs(tmp_path):
+    a = pipeline.run(_compose(_tiny(tmp_path / "a", "population.d=2", "n_jobs=1", "trials=4")))
+    b = pipeline.run(_compose(_tiny(tmp_path / "b", "population.d=2", "n_jobs=2", "trials=4")))
+    pd.testing.assert_frame_equal(_strip(a), _strip(b))
+    # ... and the trials differ from each other (seeds really depend on the trial index).
+    assert a[a.learner == "ppm"]["n_pub"].nunique() > 1 or a["error"].nunique() > 1
+
+
+def test_seed_changes_results(tmp_path):
+    a = pipeline.run(_compose(_tiny(tmp_path / "a")))
+    b = pipeline.run(_compose(_tiny(tmp_path / "b", "seed=7")))
+    assert not _strip(a)[["n_pub", "error"]].equals(_strip(b)[["n_pub", "error"]])
+
+
+def test_learner_and_baselines_see_the_same_samples(tmp_path):
+    cfg = _compose(["experiment=c1_realizable_d2", *_tiny(tmp_path)])
+    df = pipeline.run(cfg)
+    per_trial = df.groupby("trial")["n_pub"].nunique()
+    assert (per_trial == 1).all()
+
+
+def test_interrupted_cell_resumes_without_recomputing(tmp_path, monkeypatch):
+    cfg = _compose(_tiny(tmp_path, "trials=4"))
+    full = pipeline.run(cfg)
+
+    calls = []
+    real = pipeline.run_trial
+
+    def flaky(spec, trial):
+        calls.append(trial)
+        if trial == 2:
+            raise KeyboardInterrupt  # the sweep is interrupted while computing trial 2
+        return real(spec, trial)
+
+    fresh = tmp_path / "fresh"
+    cfg2 = _compose(_tiny(fresh, "trials=4"))
+    monkeypatch.setattr(pipeline, "run_trial", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.run(cfg2)
+    assert calls == [0, 1, 2]
+    monkeypatch.setattr(pipeline, "run_trial", lambda spec, trial: (calls.append(trial), real(spec, trial))[1])
+    calls.clear()
+    resumed = pipeline.run(cfg2)
+    assert calls == [2, 3]  # trials 0 and 1 were kept from the interrupted run
+    pd.testing.assert_frame_equal(_strip(resumed), _strip(full))
+    calls.clear()
+    pipeline.run(cfg2)
+    assert calls == []  # a finished cell is not recomputed
+
+
+def test_more_trials_reuse_the_cache(tmp_path, monkeypatch):
+    pipeline.run(_compose(_tiny(tmp_path, "trials=2")))
+    calls = []
+    real = pipeline.run_trial
+    monkeypatch.setattr(pipeline, "run_trial", lambda s, t: (calls.append(t), real(s, t))[1])
+    pipeline.run(_compose(_tiny(tmp_path, "trials=3")))
+    assert calls == [2]
+
+
+def test_cell_key_ignores_execution_settings():
+    base = pipeline.validate_config(_compose([]))
+    other = pipeline.validate_config(_compose(["n_jobs=2", "progress=false", "trials=5"]))
+    assert pipeline.cell_key(base) == pipeline.cell_key(other)
+    changed = pipeline.validate_config(_compose(["learner.epsilon=0.5"]))
+    assert pipeline.cell_key(base) != pipeline.cell_key(changed)
+
+
+def _entry(args, cwd):
+    env = dict(os.environ, HYDRA_FULL_ERROR="0")
+    return subprocess.run([sys.executable, "-m", "experiments.run", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_multirun_rejects_a_bad_cell_before_any_job_runs(tmp_path):
+    res = _entry(["--multirun", "population.w_pub=0.5,1.5", "n=10", "trials=1", "n_test=100",
+                  f"results_root={tmp_path}", f"hydra.sweep.dir={tmp_path / 'sweep'}"], ROOT)
+    assert res.returncode != 0
+    assert "w_pub" in res.stderr + res.stdout
+    assert not (tmp_path / "cache").exists()
+
+
+def test_multirun_joblib_launcher_and_aggregation(tmp_path):
+    sweep = tmp_path / "sweep"
+    res = _entry(["--multirun", "n=10,20", "population.d=1", "trials=2", "n_test=200",
+                  "hydra.launcher.n_jobs=2", f"results_root={tmp_path}",
+                  f"hydra.sweep.dir={sweep}", "experiment_name=smoke"], ROOT)
+    assert res.returncode == 0, res.stderr[-2000:]
+    df, nh = aggregate(sweep, tmp_path / "agg")
+    assert sorted(df["n"].unique()) == [10, 20]
+    assert (tmp_path / "agg" / "n_hat.csv").exists()
+    assert set(nh["learner"]) == {"ppm"}
+    assert curve_columns(df) == ["learner"]
+
+
+def test_make_reproduce_quick_profile(tmp_path):
+    """The quick profile end to end through the Makefile (as a user runs it)."""
+    res = subprocess.run(
+        ["make", "--no-print-directory", "reproduce", "PROFILE=quick", f"RESULTS={tmp_path}/res",
+         f"OUTPUTS={tmp_path}/out", "N_JOBS=2"],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+    )
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert (tmp_path / "res" / "figures" / "c1_realizable.png").stat().st_size > 10_000
+    summary = pd.read_csv(tmp_path / "res" / "c1_realizable" / "summary.csv")
+    assert set(summary["learner"]) == {"ppm", "erm"} and set(summary["d"]) == {1, 2}

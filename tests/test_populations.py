@@ -1,0 +1,287 @@
+"""Tests of ppm.populations (SPEC sections 1 and 8)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal, norm
+
+from ppm.populations import GaussianClusters
+
+
+def _binom_tol(p, n, z=5.0):
+    return z * math.sqrt(max(p * (1 - p), 1e-12) / n) + 1e-12
+
+
+# ------------------------------------------------------------------------------ sampling basics
+def test_determinism_and_seed_dependence():
+    pop = GaussianClusters(d=3)
+    a = pop.sample(200, random_state=7)
+    b = pop.sample(200, random_state=7)
+    c = pop.sample(200, random_state=8)
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+    assert not np.array_equal(a[0], c[0])
+    # A Generator is accepted and advanced.
+    rng = np.random.default_rng(7)
+    np.testing.assert_array_equal(pop.sample(200, random_state=rng)[0], a[0])
+    # The geometry depends on geometry_seed only.
+    assert not np.allclose(GaussianClusters(d=3, geometry_seed=1).normal, pop.normal)
+    np.testing.assert_array_equal(GaussianClusters(d=3).normal, pop.normal)
+
+
+@pytest.mark.parametrize("d", [1, 2, 4])
+@pytest.mark.parametrize("n", [0, 1, 57])
+def test_shapes_and_dtypes(d, n):
+    X, y, public = GaussianClusters(d=d).sample(n, random_state=0)
+    assert X.shape == (n, d) and X.dtype == np.float64
+    assert y.shape == (n,) and y.dtype == np.int64
+    assert public.shape == (n,) and public.dtype == np.bool_
+    assert set(np.unique(y)) <= {0, 1}
+
+
+@pytest.mark.parametrize("w_pub", [0.0, 0.3, 0.5, 0.9, 1.0])
+def test_public_fraction_and_label_determined(w_pub):
+    n = 20000
+    X, y, public = GaussianClusters(w_pub=w_pub).sample(n, random_state=1)
+    assert abs(public.mean() - w_pub) <= _binom_tol(w_pub, n)
+    # Label-determined privacy model (SPEC 1): private iff label 1.
+    np.testing.assert_array_equal(y, (~public).astype(np.int64))
+
+
+def test_rotation_and_cluster_geometry():
+    pop = GaussianClusters(d=3, margin=None, separation=3.0, public_std=1.2, private_std=0.5,
+                           private_aspect=2.0, geometry_seed=4)
+    R, u = pop.rotation, pop.normal
+    np.testing.assert_allclose(R.T @ R, np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(u, R[:, 0])
+    assert np.max(np.abs(u)) < 0.99  # not axis aligned
+    X, y, _ = pop.sample(40000, random_state=2)
+    X0, X1 = X[y == 0], X[y == 1]
+    np.testing.assert_allclose(X0.mean(0), -1.5 * u, atol=0.05)
+    np.testing.assert_allclose(X1.mean(0), 1.5 * u, atol=0.05)
+    np.testing.assert_allclose(np.cov(X0.T), 1.44 * np.eye(3), atol=0.06)
+    cov1 = R @ np.diag([0.25, 1.0, 1.0]) @ R.T
+    np.testing.assert_allclose(np.cov(X1.T), cov1, atol=0.05)
+
+
+# ------------------------------------------------------------------------------ realizable
+@pytest.mark.parametrize("kwargs", [
+    dict(d=1, margin=0.5),
+    dict(d=2, margin=0.1),
+    dict(d=3, margin=1.0, separation=1.0),
+    dict(d=2, margin=0.2, eta=0.3),
+    dict(d=2, margin=0.2, public_pos_rate=0.4),
+    dict(d=2, margin=0.0),
+])
+def test_realizable_margin_band_empty(kwargs):
+    pop = GaussianClusters(**kwargs)
+    assert pop.realizable and pop.opt() == 0.0
+    X, y, _ = pop.sample(5000, random_state=3)
+    proj = X @ pop.normal
+    half = kwargs["margin"] / 2
+    assert np.all(proj[y == 0] <= -half + 1e-12)
+    assert np.all(proj[y == 1] >= half - 1e-12)
+    assert np.all(pop.target_predict(X) == y)
+    err, se = pop.true_error(pop.target_predict, n_test=20000, random_state=4)
+    assert err == 0.0 and se == 0.0
+
+
+def test_agnostic_clusters_overlap():
+    pop = GaussianClusters(margin=None)
+    assert not pop.realizable
+    X, y, _ = pop.sample(5000, random_state=3)
+    assert np.any(pop.target_predict(X) != y)
+
+
+def test_truncation_matches_truncated_normal():
+    # <u, x> of the label-0 cluster is N(-1, 1) truncated to <= -0.25.
+    pop = GaussianClusters(d=2, separation=2.0, margin=0.5)
+    X, y, _ = pop.sample(40000, random_state=5)
+    proj = (X @ pop.normal)[y == 0]
+    a = 0.75  # (upper - mean) / std
+    expected_mean = -1.0 - norm.pdf(a) / norm.cdf(a)
+    assert abs(proj.mean() - expected_mean) < 0.03
+
+
+# ------------------------------------------------------------------------------ relaxations
+def test_relaxation_eta_rates():
+    eta, n = 0.2, 40000
+    _, y, public = GaussianClusters(eta=eta, w_pub=0.4).sample(n, random_state=6)
+    flipped_pub = np.mean(y[public] == 1)
+    flipped_priv = np.mean(y[~public] == 0)
+    assert abs(flipped_pub - eta) <= _binom_tol(eta, public.sum())
+    assert abs(flipped_priv - eta) <= _binom_tol(eta, (~public).sum())
+
+
+def test_relaxation_public_pos_rate():
+    rho, n = 0.35, 40000
+    _, y, public = GaussianClusters(public_pos_rate=rho).sample(n, random_state=6)
+    assert np.all(y[~public] == 1)
+    assert abs(np.mean(y[public]) - rho) <= _binom_tol(rho, public.sum())
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(w_pub=0.3), dict(w_pub=0.7, eta=0.1), dict(w_pub=0.5, public_pos_rate=0.5),
+])
+def test_label_probabilities_match_samples(kwargs):
+    n = 40000
+    pop = GaussianClusters(**kwargs)
+    pi0, pi1 = pop.label_probabilities()
+    assert pi0 + pi1 == pytest.approx(1.0)
+    _, y, _ = pop.sample(n, random_state=9)
+    assert abs(y.mean() - pi1) <= _binom_tol(pi1, n)
+
+
+@pytest.mark.parametrize("label", [0, 1])
+def test_true_error_of_constant_is_label_probability(label):
+    pop = GaussianClusters(w_pub=0.3, eta=0.1, margin=None)
+    pi = pop.label_probabilities()
+    n_test = 40000
+    err, se = pop.true_error(lambda X: np.full(X.shape[0], label), n_test=n_test,
+                             random_state=11)
+    assert abs(err - pi[1 - label]) <= 5 * math.sqrt(pi[0] * pi[1] / n_test)
+    assert se == pytest.approx(math.sqrt(err * (1 - err) / n_test))
+
+
+def test_true_error_scores_labels_not_privacy_bits():
+    # With eta > 0 the label and the privacy bit disagree on ~eta of the examples.
+    pop = GaussianClusters(eta=0.25, margin=0.2)
+    err, _ = pop.true_error(pop.target_predict, n_test=20000, random_state=1)
+    X, y, public = pop.sample(20000, random_state=1)  # the same test sample
+    assert err == 0.0 == np.mean(pop.target_predict(X) != y)
+    assert np.mean(pop.target_predict(X) != (~public)) > 0.2
+
+
+# ------------------------------------------------------------------------------ opt()
+@pytest.mark.parametrize("w_pub,eta,sep,std", [
+    (0.5, 0.0, 2.0, 1.0), (0.3, 0.0, 2.0, 1.0), (0.5, 0.2, 1.0, 0.7), (0.8, 0.0, 3.0, 2.0),
+])
+def test_opt_d1_equal_std_is_bayes_error(w_pub, eta, sep, std):
+    pop = GaussianClusters(d=1, w_pub=w_pub, eta=eta, separation=sep, margin=None,
+                           public_std=std, private_std=std)
+    pi1 = (1 - w_pub) * (1 - eta) + w_pub * eta
+    pi0 = 1 - pi1
+    mu0, mu1 = -sep / 2, sep / 2
+    # Bayes rule of two equal-variance Gaussians: a threshold (so it is a halfspace).
+    t = (mu0 + mu1) / 2 + std ** 2 * math.log(pi0 / pi1) / (mu1 - mu0)
+    bayes = pi0 * norm.sf((t - mu0) / std) + pi1 * norm.cdf((t - mu1) / std)
+    assert pop.opt() == pytest.approx(bayes, abs=1e-9)
+
+
+def test_opt_constant_when_one_label():
+    assert GaussianClusters(d=2, w_pub=1.0, margin=None).opt() == 0.0
+    # Relaxation (ii) with rho = 1: every label is 1.
+    assert GaussianClusters(d=2, margin=None, public_pos_rate=1.0).opt() == 0.0
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(d=2, margin=None),
+    dict(d=2, margin=None, w_pub=0.3, separation=1.5, private_aspect=4.0, geometry_seed=3),
+    dict(d=3, margin=None, eta=0.15),
+])
+def test_opt_d2_bounds(kwargs):
+    pop = GaussianClusters(**kwargs)
+    opt = pop.opt()
+    pi0, pi1 = pop.label_probabilities()
+    assert 0.0 <= opt <= min(pi0, pi1)
+    assert pop.opt() == opt  # cached
+
+    n_test = 100000
+    X, y, _ = pop.sample(n_test, random_state=21)
+    # Five standard errors of a Monte Carlo error estimate near OPT (errors here are ~0.1).
+    se_tol = 5 * math.sqrt(max(opt, 0.05) * (1 - opt) / n_test)
+
+    # Not too large: <= Monte Carlo error of random halfspaces through the data.
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((300, pop.d))
+    B = (X[rng.integers(0, n_test, 300)] * W).sum(1)
+    errs = ((X @ W.T - B) >= 0).astype(int) != y[:, None]
+    mc = errs.mean(0)
+    mc = np.minimum(mc, 1 - mc)  # both orientations
+    assert opt <= mc.min() + se_tol
+
+    # Not too large: <= error of the LDA rule fitted on an independent sample.
+    Xf, yf, _ = pop.sample(20000, random_state=22)
+    m0, m1 = Xf[yf == 0].mean(0), Xf[yf == 1].mean(0)
+    S = np.cov(np.vstack([Xf[yf == 0] - m0, Xf[yf == 1] - m1]).T)
+    w = np.linalg.solve(S, m1 - m0)
+    b = w @ (m0 + m1) / 2 - math.log(np.mean(yf) / (1 - np.mean(yf)))
+    lda_err = np.mean(((X @ w - b) >= 0).astype(int) != y)
+    assert opt <= lda_err + se_tol
+
+    # Not too small: >= the Bayes error (quadratic rule from the documented densities).
+    R, u, p = pop.rotation, pop.normal, pop.params()
+    sd1 = np.array([p["private_std"]] + [p["private_std"] * p["private_aspect"]] * (pop.d - 1))
+    f0 = multivariate_normal(-p["separation"] / 2 * u, p["public_std"] ** 2 * np.eye(pop.d))
+    f1 = multivariate_normal(p["separation"] / 2 * u, R @ np.diag(sd1 ** 2) @ R.T)
+    bayes_pred = pi1 * f1.pdf(X) > pi0 * f0.pdf(X)
+    bayes_err = np.mean(bayes_pred.astype(int) != y)
+    assert opt >= bayes_err - se_tol
+
+
+# ------------------------------------------------------------------------------ misc API
+def test_params_roundtrip_and_properties():
+    kw = dict(d=3, w_pub=0.25, separation=1.5, margin=None, public_std=2.0, private_std=0.3,
+              private_aspect=1.5, eta=0.1, public_pos_rate=0.0, geometry_seed=5)
+    pop = GaussianClusters(**kw)
+    assert pop.params() == kw
+    assert GaussianClusters(**pop.params()).params() == kw
+    assert pop.d == 3 and not pop.realizable
+    assert "GaussianClusters(" in repr(pop)
+    np.testing.assert_allclose(np.linalg.norm(pop.normal), 1.0)
+    assert GaussianClusters(d=1).normal.tolist() == [1.0]
+
+
+def test_target_predict_rule():
+    pop = GaussianClusters(d=2)
+    u = pop.normal
+    X = np.array([u, -u, 1e-9 * u, np.zeros(2)])
+    assert pop.target_predict(X).tolist() == [1, 0, 1, 1]
+
+
+# ------------------------------------------------------------------------------ validation
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(d=0), "d"), (dict(d=1.5), "d"), (dict(d=True), "d"),
+    (dict(w_pub=-0.1), "w_pub"), (dict(w_pub=1.1), "w_pub"), (dict(w_pub="a"), "w_pub"),
+    (dict(separation=-1.0), "separation"), (dict(separation=float("inf")), "separation"),
+    (dict(separation=float("nan")), "separation"),
+    (dict(margin=-0.1), "margin"), (dict(margin=float("nan")), "margin"),
+    (dict(public_std=0.0), "public_std"), (dict(private_std=-1.0), "private_std"),
+    (dict(private_std=float("inf")), "private_std"),
+    (dict(private_aspect=0.0), "private_aspect"),
+    (dict(eta=-0.1), "eta"), (dict(eta=0.5), "eta"), (dict(eta=float("nan")), "eta"),
+    (dict(public_pos_rate=1.5), "public_pos_rate"),
+    (dict(eta=0.1, public_pos_rate=0.2), "eta and public_pos_rate"),
+    (dict(geometry_seed=-1), "geometry_seed"),
+    (dict(separation=0.0, margin=8.0), "margin"),  # keeps Phi(-4/0.5) of the clusters
+])
+def test_constructor_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        GaussianClusters(**kwargs)
+
+
+def test_small_acceptance_checked_only_for_present_labels():
+    # Label-1 cluster (std 0.5) would keep Phi(-8) but there is no label 1 when w_pub = 1.
+    GaussianClusters(w_pub=1.0, separation=0.0, margin=8.0, public_std=10.0)
+    with pytest.raises(ValueError, match="label-1"):
+        GaussianClusters(w_pub=0.5, separation=0.0, margin=8.0, public_std=10.0)
+
+
+def test_method_validation():
+    pop = GaussianClusters()
+    for bad in (-1, 2.5, None, "3"):
+        with pytest.raises(ValueError, match="n must"):
+            pop.sample(bad)
+    with pytest.raises(ValueError, match="random_state"):
+        pop.sample(3, random_state="x")
+    with pytest.raises(ValueError, match="n_test"):
+        pop.true_error(pop.target_predict, n_test=0)
+    with pytest.raises(ValueError, match="predict"):
+        pop.true_error(lambda X: np.zeros(3), n_test=10)
+    with pytest.raises(ValueError, match="predict"):
+        pop.true_error(lambda X: np.full(X.shape[0], 2), n_test=10)
+    with pytest.raises(ValueError, match="predict"):
+        pop.true_error("not callable")
+    with pytest.raises(ValueError, match="features"):
+        pop.target_predict(np.zeros((3, 5)))
