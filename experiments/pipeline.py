@@ -184,7 +184,8 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _atomic_csv(df: pd.DataFrame, path: Path) -> None:
+def write_csv_atomic(df: pd.DataFrame, path: Path) -> None:
+    """Write a CSV via a temporary file and a rename: readers never see a partial file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     os.close(fd)
@@ -201,7 +202,7 @@ def _trial_path(cell_dir: Path, trial: int) -> Path:
 
 
 def _run_and_store(spec: dict, trial: int, cell_dir: str) -> int:
-    _atomic_csv(run_trial(spec, trial), _trial_path(Path(cell_dir), trial))
+    write_csv_atomic(run_trial(spec, trial), _trial_path(Path(cell_dir), trial))
     return trial
 
 

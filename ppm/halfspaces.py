@@ -51,8 +51,9 @@ class PublicHalfspaces:
     ----------
     W, b : arrays of shape (m, d) and (m,)
         Halfspace ``i`` is ``{x : <W[i], x> - b[i] >= -tol}``; ``W`` rows are unit vectors.
-    supports : list of tuples
-        The subset ``T`` (indices into :attr:`public_points`) that generated each halfspace.
+    supports : int array (m, d)
+        The subset ``T`` (indices into :attr:`public_points`, padded with -1) that generated
+        each halfspace.
     public_points : array (k, d)
         The sorted, deduplicated public points.
     tol : float
@@ -63,7 +64,7 @@ class PublicHalfspaces:
 
     W: np.ndarray
     b: np.ndarray
-    supports: list = field(repr=False)
+    supports: np.ndarray = field(repr=False)
     public_points: np.ndarray = field(repr=False)
     tol: float
     aff_point: np.ndarray
@@ -115,6 +116,10 @@ class PublicHalfspaces:
 
 def _subsets(k_points: int, size: int) -> np.ndarray:
     """All ``size``-subsets of ``range(k_points)`` in lexicographic order, as an int array."""
+    if size == 1:
+        return np.arange(k_points, dtype=np.intp)[:, None]
+    if size == 2:
+        return np.stack(np.triu_indices(k_points, k=1), axis=1).astype(np.intp)
     count = comb(k_points, size)
     flat = np.fromiter(
         itertools.chain.from_iterable(itertools.combinations(range(k_points), size)),
@@ -177,7 +182,12 @@ def construct_halfspaces(X_pub, n_features: int | None = None, rel_tol: float = 
         X_arr = check_X(X_arr, "X_pub", n_features=n_features)
     d = X_arr.shape[1]
 
-    pts = np.unique(X_arr, axis=0) if X_arr.shape[0] else X_arr
+    if X_arr.shape[0] == 0:
+        pts = X_arr
+    elif d == 1:
+        pts = np.unique(X_arr[:, 0])[:, None]  # same order as axis=0, much faster
+    else:
+        pts = np.unique(X_arr, axis=0)
     k = pts.shape[0]
     scale = max(1.0, float(np.max(np.abs(pts))) if k else 1.0)
     tol = 0.0 if d == 1 else rel_tol * scale
@@ -196,7 +206,7 @@ def construct_halfspaces(X_pub, n_features: int | None = None, rel_tol: float = 
         if aff_basis.shape[0] == d:
             aff_basis = np.eye(d)
 
-    W_parts, b_parts, supports = [], [], []
+    W_parts, b_parts, support_parts = [], [], []
     for size in range(1, min(d, k) + 1):
         idx = _subsets(k, size)
         P = pts[idx]
@@ -211,23 +221,23 @@ def construct_halfspaces(X_pub, n_features: int | None = None, rel_tol: float = 
         b_pair = np.stack([b, -b], axis=1).reshape(-1)
         W_parts.append(W_pair)
         b_parts.append(b_pair)
-        for t in map(tuple, idx.tolist()):
-            supports.append(t)
-            supports.append(t)
+        padded = np.full((idx.shape[0], d), -1, dtype=np.intp)
+        padded[:, :size] = idx
+        support_parts.append(np.repeat(padded, 2, axis=0))
 
     if W_parts:
         W = np.concatenate(W_parts)
         b = np.concatenate(b_parts)
+        supports = np.concatenate(support_parts)
     else:
-        W, b = np.empty((0, d)), np.empty(0)
+        W, b, supports = np.empty((0, d)), np.empty(0), np.empty((0, d), dtype=np.intp)
     if d > 1 and W.shape[0]:
         # (For d = 1 the unique points already give distinct hyperplanes; no rounding there.)
         # Deduplicate: identical (unit normal, offset) up to the tolerance; keep the first.
         key = np.round(np.concatenate([W, b[:, None] / scale], axis=1) / rel_tol).astype(np.int64)
         _, first = np.unique(key, axis=0, return_index=True)
         keep = np.sort(first)
-        W, b = W[keep], b[keep]
-        supports = [supports[i] for i in keep.tolist()]
+        W, b, supports = W[keep], b[keep], supports[keep]
 
     return PublicHalfspaces(
         W=W, b=b, supports=supports, public_points=pts, tol=tol,

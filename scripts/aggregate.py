@@ -12,13 +12,12 @@ realizable case), the quantity both theorems bound.
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 from omegaconf import OmegaConf
 
+from experiments.pipeline import write_csv_atomic
 from ppm.sample_complexity import empirical_sample_complexity
 
 ERROR_COL = "excess_error"
@@ -35,26 +34,14 @@ def curve_columns(df: pd.DataFrame) -> list[str]:
     return ["learner", *varying]
 
 
-def write_csv_atomic(df: pd.DataFrame, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    os.close(fd)
-    try:
-        df.to_csv(tmp, index=False)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def n_hat_table(df: pd.DataFrame, alphas, beta, confidence) -> pd.DataFrame:
     by = curve_columns(df)
     frames = []
     for key, group in df.groupby(by, sort=True, dropna=False):
         nh = empirical_sample_complexity(group, alphas, beta, error_col=ERROR_COL,
                                          confidence=confidence)
-        for col, val in zip(by, key if isinstance(key, tuple) else (key,)):
-            nh.insert(0, col, val)
+        for i, (col, val) in enumerate(zip(by, key if isinstance(key, tuple) else (key,))):
+            nh.insert(i, col, val)
         frames.append(nh)
     return pd.concat(frames, ignore_index=True)
 

@@ -26,7 +26,8 @@ import pandas as pd  # noqa: E402
 
 from ppm import bounds  # noqa: E402
 from ppm.sample_complexity import loglog_slope, sample_complexity_slope  # noqa: E402
-from scripts.aggregate import ERROR_COL, write_csv_atomic  # noqa: E402
+from experiments.pipeline import write_csv_atomic  # noqa: E402
+from scripts.aggregate import ERROR_COL  # noqa: E402
 
 EXPERIMENTS = {1: "c1_realizable_d1", 2: "c1_realizable_d2"}
 STYLE = {"ppm": dict(color="C0", marker="o", label="PPM (Alg. 2), measured"),
@@ -56,7 +57,8 @@ def panel(ax, d: int, trials: pd.DataFrame, nhat: pd.DataFrame) -> list[dict]:
         sub = nhat[nhat.learner == learner].sort_values("alpha")
         if sub.empty:
             continue
-        ok = sub["censored"].fillna("").eq("") & np.isfinite(sub["n_hat"])
+        # An empty 'censored' cell reads back from CSV as NaN.
+        ok = sub["censored"].astype("string").fillna("").eq("") & np.isfinite(sub["n_hat"])
         lo = np.where(np.isfinite(sub["n_hat_lo"]), sub["n_hat_lo"], sub["n_hat"])
         hi = np.where(np.isfinite(sub["n_hat_hi"]), sub["n_hat_hi"], sub["n_hat"])
         ax.errorbar(sub["alpha"][ok], sub["n_hat"][ok],
@@ -90,7 +92,9 @@ def panel(ax, d: int, trials: pd.DataFrame, nhat: pd.DataFrame) -> list[dict]:
             # Looseness of Theorem 4.9's explicit bound: meaningful for the private learner only.
             looseness_median=(float(np.median(looseness)) if looseness.size and learner == "ppm"
                               else np.nan),
-            verdict=verdict(fit["lo"], fit["hi"], fit["slope"], 1.0, theory_hi),
+            # C1 is a claim about the private learner; ERM is the non-private reference.
+            verdict=(verdict(fit["lo"], fit["hi"], fit["slope"], 1.0, theory_hi)
+                     if learner == "ppm" else "reference (non-private)"),
         ))
     explicit_w1 = [bounds.realizable_sample_complexity(a, beta, epsilon, d) for a in grid]
     explicit_w = [bounds.realizable_sample_complexity(a, beta, epsilon, d, w_pub=w_pub)
@@ -100,6 +104,8 @@ def panel(ax, d: int, trials: pd.DataFrame, nhat: pd.DataFrame) -> list[dict]:
             label=f"Thm 4.9 explicit, |G| at n_pub = {w_pub:g} n")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.set_xticks(alphas, [f"{a:g}" for a in alphas])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlabel(r"target error $\alpha$")
     ax.set_ylabel(rf"sample size $\hat n(\alpha, \beta={beta:g})$")
     ppm = next((r for r in rows if r["learner"] == "ppm"), None)
@@ -109,7 +115,7 @@ def panel(ax, d: int, trials: pd.DataFrame, nhat: pd.DataFrame) -> list[dict]:
                   f" vs theory 1 (with log factor {ppm['theory_slope_with_log']:.2f})")
     ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
     return rows
 
 
@@ -121,7 +127,7 @@ def main(argv=None) -> None:
                if (args.results / e / "n_hat.csv").exists()}
     if not present:
         raise SystemExit(f"no C1 results under {args.results}: run make reproduce first")
-    fig, axes = plt.subplots(1, len(present), figsize=(6.2 * len(present), 5.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(present), figsize=(6.4 * len(present), 6.4), squeeze=False)
     rows = []
     for ax, (d, path) in zip(axes[0], sorted(present.items())):
         rows += panel(ax, d, pd.read_csv(path / "trials.csv"), pd.read_csv(path / "n_hat.csv"))

@@ -24,7 +24,7 @@ def test_count_bound_supports_and_pairs(args):
     assert len(hs) <= 2 * sum(math.comb(n, i) for i in range(1, d + 1))
     # Every halfspace's boundary passes through its support T, and T lies in it (closed).
     for i, T in enumerate(hs.supports):
-        P = hs.public_points[list(T)]
+        P = hs.public_points[T[T >= 0]]
         assert np.all(np.abs(P @ hs.W[i] - hs.b[i]) <= max(hs.tol, 1e-12) * 10)
         assert hs.contains(P, [i]).all()
     np.testing.assert_allclose(np.linalg.norm(hs.W, axis=1), 1.0)

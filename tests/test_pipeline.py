@@ -193,3 +193,18 @@ def test_make_reproduce_quick_profile(tmp_path):
     assert (tmp_path / "res" / "figures" / "c1_realizable.png").stat().st_size > 10_000
     summary = pd.read_csv(tmp_path / "res" / "c1_realizable" / "summary.csv")
     assert set(summary["learner"]) == {"ppm", "erm"} and set(summary["d"]) == {1, 2}
+
+
+def test_notebook_runs_on_results(tmp_path):
+    """The inspection notebook (jupytext percent script) runs headless on a results tree."""
+    sweep = tmp_path / "sweep"
+    res = _entry(["--multirun", "n=10,40", "population.d=2", "trials=3", "n_test=200",
+                  f"results_root={tmp_path}", f"hydra.sweep.dir={sweep}", "experiment_name=nb",
+                  "+baselines={erm:{_target_:ppm.baselines.ERMHalfspace}}"], ROOT)
+    assert res.returncode == 0, res.stderr[-2000:]
+    aggregate(sweep, tmp_path / "res" / "nb")
+    run = subprocess.run([sys.executable, str(ROOT / "notebooks" / "inspect_results.py"),
+                          str(tmp_path / "res")], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "n_hat" in run.stdout and "erm" in run.stdout
