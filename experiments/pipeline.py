@@ -27,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numba
 import numpy as np
 import pandas as pd
 from hydra.utils import get_class, instantiate
@@ -38,7 +39,7 @@ from ppm._validation import check_open_unit, check_positive_int
 
 CACHE_VERSION = 1
 # Keys that change how a cell is computed, not what it computes.
-_EXECUTION_KEYS = ("n_jobs", "blas_threads", "progress", "results_root", "analysis",
+_EXECUTION_KEYS = ("n_jobs", "threads", "progress", "results_root", "analysis",
                    "experiment_name", "claim", "trials")
 
 
@@ -91,7 +92,7 @@ def _build(est_cfg: dict, random_state):
 def validate_config(cfg) -> dict:
     """Check every value of a cell's config; raise ``ValueError`` before any work starts."""
     spec = _to_container(cfg)
-    for key in ("n", "trials", "n_test", "blas_threads"):
+    for key in ("n", "trials", "n_test", "threads"):
         check_positive_int(spec[key], key)
     check_positive_int(spec["seed"], "seed", minimum=0)
     n_jobs = spec["n_jobs"]
@@ -142,7 +143,9 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
     """Draw one sample, fit the learner and every baseline, measure true errors."""
     pop_words = _words(spec["population"])
     base = [spec["seed"], *pop_words, spec["n"], trial]
-    with threadpool_limits(limits=spec["blas_threads"]):
+    # One knob for both thread pools (BLAS in the blocked scorer, numba in the bitset scorer).
+    numba.set_num_threads(min(spec["threads"], numba.config.NUMBA_NUM_THREADS))
+    with threadpool_limits(limits=spec["threads"]):
         population = instantiate(spec["population"])
         X, y, public = population.sample(spec["n"], random_state=_seed(base + [0]))
         opt = population.opt()

@@ -54,7 +54,7 @@ class Config:
     trials: int = 20
     n: int = 100
     n_jobs: int = 1
-    blas_threads: int = 1
+    threads: int = 1
     n_test: int = 50000
     results_root: str = "results"
     progress: bool = True

@@ -259,3 +259,114 @@ class BlockedScorer:
                 return chunk.prefix + (a + r, a + 1 + r + pos)
             pos -= length
         raise IndexError("position outside chunk")
+
+
+def _pack(bits: np.ndarray) -> np.ndarray:
+    """Rows of a boolean matrix as little-endian uint64 bitsets (at least one word per row)."""
+    m, n = bits.shape
+    words = max(1, -(-n // 64))
+    packed = np.zeros((m, words * 8), dtype=np.uint8)
+    if n:
+        packed[:, : -(-n // 8)] = np.packbits(bits, axis=1, bitorder="little")
+    return packed.view(np.uint64)
+
+
+def _balanced_bounds(lo: int, hi: int, weights: np.ndarray, chunks: int) -> np.ndarray:
+    """Split [lo, hi) into at most ``chunks`` contiguous runs of roughly equal total weight."""
+    if hi <= lo:
+        return np.array([lo, lo], dtype=np.int64)
+    cum = np.concatenate([[0.0], np.cumsum(weights, dtype=float)])
+    targets = np.linspace(0.0, cum[-1], chunks + 1)[1:-1]
+    inner = lo + np.searchsorted(cum, targets, side="left")
+    return np.unique(np.concatenate([[lo], np.clip(inner, lo, hi), [hi]])).astype(np.int64)
+
+
+class BitsetScorer:
+    """Exact streamed scoring of ``G`` with bitsets and vectorised popcount (numba; d >= 2).
+
+    Same protocol and canonical order as :class:`BlockedScorer`, from the same membership
+    matrix ``B``, so it returns identical histograms and samples (checked by the tests).
+    Memory: ``|C_pub| n`` bits plus ``chunks x (n + 1)`` counters per level, never ``O(|G|)``.
+    Kernels in :mod:`ppm._bitset_kernels`; their threads follow ``numba.set_num_threads``.
+    """
+
+    def __init__(self, B: np.ndarray, y: np.ndarray, d: int, chunks: int = 256):
+        from . import _bitset_kernels as kernels
+
+        self._k = kernels
+        self.m, self.n = B.shape
+        self.d = d
+        lab0 = np.asarray(y) == 0
+        self.n0 = int(lab0.sum())
+        P, Q = _pack(B[:, lab0]), _pack(B[:, ~lab0])
+        self.wP = P.shape[1]
+        self.PQT = np.ascontiguousarray(np.concatenate([P, Q], axis=1).T)  # word-major
+        self._ones = np.full(self.PQT.shape[0], ~np.uint64(0))
+        self._chunks = int(chunks)
+        self._records: list | None = None
+
+    def _mask(self, prefix: tuple) -> np.ndarray:
+        M = self._ones.copy()
+        for i in prefix:
+            M &= self.PQT[:, i]
+        return M
+
+    def histogram(self) -> np.ndarray:
+        k, n1 = self._k, self.n + 1
+        total = np.zeros(n1, dtype=np.int64)
+        records = [("empty", (), None, None)]  # (kind, prefix, bounds, per-chunk hist)
+        total[self.n0] += 1
+        if self.m:
+            single = k.singles(self.PQT, self.wP, self._ones, self.n0)
+            total += np.bincount(single, minlength=n1)
+            records.append(("singles", (), single, None))
+        if self.d >= 2 and self.m >= 2:
+            rows = np.arange(self.m - 1)
+            bounds = _balanced_bounds(0, self.m - 1, self.m - 1 - rows, self._chunks)
+            hist = np.zeros((len(bounds) - 1, n1), dtype=np.int64)
+            k.level2_hist(self.PQT, self.wP, self._ones, bounds, self.n0, hist)
+            total += hist.sum(axis=0)
+            records.append(("pairs", (), bounds, hist))
+        for j in range(3, min(self.d, self.m) + 1):
+            for prefix in itertools.combinations(range(self.m), j - 3):
+                start = prefix[-1] + 1 if prefix else 0
+                if start > self.m - 3:
+                    continue
+                r = self.m - 1 - np.arange(start, self.m - 2)
+                bounds = _balanced_bounds(start, self.m - 2, r * (r - 1) / 2, self._chunks)
+                hist = np.zeros((len(bounds) - 1, n1), dtype=np.int64)
+                k.level3_hist(self.PQT, self.wP, self._mask(prefix), bounds, self.n0, hist)
+                total += hist.sum(axis=0)
+                records.append(("triples", prefix, bounds, hist))
+        self._records = records
+        return total
+
+    def find(self, level: int, rank: int) -> tuple:
+        if self._records is None:
+            self.histogram()
+        for kind, prefix, data, hist in self._records:
+            if kind == "empty":
+                if level == self.n0:
+                    if rank == 0:
+                        return ()
+                    rank -= 1
+                continue
+            if kind == "singles":
+                hits = np.flatnonzero(data == level)
+                if rank < hits.size:
+                    return (int(hits[rank]),)
+                rank -= hits.size
+                continue
+            for c in range(hist.shape[0]):
+                count = int(hist[c, level])
+                if rank >= count:
+                    rank -= count
+                    continue
+                depth = 2 if kind == "pairs" else 3
+                a, i, kk = self._k.find_in_chunk(self.PQT, self.wP, self._mask(prefix), depth,
+                                                 int(data[c]), int(data[c + 1]), self.n0,
+                                                 level, rank)
+                if i < 0:
+                    raise RuntimeError("histogram and rank pass disagree")  # a kernel bug
+                return prefix + ((int(a),) if depth == 3 else ()) + (int(i), int(kk))
+        raise IndexError(f"no hypothesis of rank {rank} at level {level}")

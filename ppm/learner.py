@@ -20,6 +20,7 @@ from ._validation import check_epsilon, check_labelled_data, check_random_state,
 from .halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, construct_halfspaces
 from .hypothesis_class import (
     DEFAULT_BLOCK_ELEMENTS,
+    BitsetScorer,
     BlockedScorer,
     ReferenceScorer,
     SortedScorer1D,
@@ -27,7 +28,7 @@ from .hypothesis_class import (
 )
 from .mechanism import sample_level_and_rank
 
-_METHODS = ("auto", "blocked", "reference")
+_METHODS = ("auto", "bitset", "blocked", "reference")
 
 
 def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
@@ -38,7 +39,10 @@ def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
         return ReferenceScorer(halfspaces, X, y, d)
     if method == "auto" and d == 1 and halfspaces.aff_is_full:
         return SortedScorer1D(halfspaces, X, y)
-    return BlockedScorer(halfspaces.membership(X), y, d, block_elements=block_elements)
+    B = halfspaces.membership(X)
+    if method in ("auto", "bitset"):
+        return BitsetScorer(B, y, d)
+    return BlockedScorer(B, y, d, block_elements=block_elements)
 
 
 class PPMHalfspaceLearner:
@@ -50,9 +54,12 @@ class PPMHalfspaceLearner:
         Privacy parameter (> 0) of the exponential mechanism.
     random_state : None, int, SeedSequence or Generator
         Source of the mechanism's two random draws (level, then rank).
-    method : {"auto", "blocked", "reference"}
-        How ``G`` is scored. All give the same output for the same seed; "auto" uses a sort for
-        d = 1 and blocked matrix products otherwise; "reference" is a plain loop (tests only).
+    method : {"auto", "bitset", "blocked", "reference"}
+        How ``G`` is scored. All give the same output for the same seed. "auto" uses a sort for
+        d = 1 and the bitset/popcount kernels (numba) otherwise; "blocked" scores by dense
+        float32 matrix products (the straightforward reference for benchmarks); "reference" is
+        a plain Python loop over ``G`` (tests only). The bitset kernels use
+        ``numba.get_num_threads()`` threads.
     rel_tol : float
         Relative geometric tolerance of ``ConstrHalf`` (see :mod:`ppm.halfspaces`).
     block_elements : int

@@ -12,6 +12,7 @@ import argparse
 import time
 import tracemalloc
 
+import numba
 from threadpoolctl import threadpool_limits
 
 from ppm import PPMHalfspaceLearner
@@ -26,6 +27,7 @@ def main(argv=None) -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
+    numba.set_num_threads(args.threads)
     print(f"{'d':>2} {'n':>8} {'n_pub':>7} {'|C_pub|':>9} {'|G|':>14} {'best s':>8} "
           f"{'hyp/s':>10} {'peak MiB':>9}")
     for item in args.sizes:

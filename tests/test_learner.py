@@ -199,7 +199,7 @@ def test_scorers_agree_with_reference(degenerate, d, seed):
     ref = make_scorer(hs, X, y, "reference")
     hist = ref.histogram()
     assert hist.sum() == class_size(len(hs), d)
-    for method, block in [("blocked", 1), ("blocked", 7), ("auto", 1 << 20)]:
+    for method, block in [("blocked", 1), ("blocked", 7), ("bitset", 0), ("auto", 1 << 20)]:
         fast = make_scorer(hs, X, y, method, block_elements=block)
         np.testing.assert_array_equal(fast.histogram(), hist)
         for level in np.flatnonzero(hist):
@@ -211,7 +211,7 @@ def test_scorers_agree_with_reference(degenerate, d, seed):
 def test_same_seed_same_output_across_methods(d):
     X, y, public = _instance(11, d, 9)
     outs = {PPMHalfspaceLearner(epsilon=0.7, random_state=5, method=m).fit(X, y, public).hypothesis_
-            for m in ("auto", "blocked", "reference")}
+            for m in ("auto", "bitset", "blocked", "reference")}
     assert len(outs) == 1
 
 
@@ -287,8 +287,28 @@ def test_bad_data():
         PPMHalfspaceLearner().fit(X, y, None)
     with pytest.raises(ValueError, match="method"):
         PPMHalfspaceLearner(method="mcmc").fit(X, y, public)
+    with pytest.raises(ValueError, match="block_elements"):
+        PPMHalfspaceLearner(block_elements=0).fit(X, y, public)
     with pytest.raises(ValueError, match="not fitted"):
         PPMHalfspaceLearner().predict(X)
     f = PPMHalfspaceLearner().fit(X, y, public)
     with pytest.raises(ValueError, match="features"):
         f.predict(np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bitset_matches_blocked_on_larger_samples(seed):
+    """Many chunks, several words per bitset, label-determined and noisy labels (d = 2, 3)."""
+    rng = np.random.default_rng(seed)
+    for d, n in [(2, 150), (3, 22)]:
+        X, y, public = _instance(seed, d, n)
+        if seed == 2:
+            y = rng.integers(0, 2, size=n)
+        hs = construct_halfspaces(X[public], n_features=d)
+        fast = make_scorer(hs, X, y, "bitset")
+        slow = make_scorer(hs, X, y, "blocked")
+        hist = slow.histogram()
+        np.testing.assert_array_equal(fast.histogram(), hist)
+        for level in np.flatnonzero(hist)[:: max(1, len(np.flatnonzero(hist)) // 6)]:
+            for rank in {0, int(hist[level]) - 1, int(rng.integers(hist[level]))}:
+                assert fast.find(int(level), rank) == slow.find(int(level), rank)
