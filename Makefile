@@ -30,7 +30,7 @@ export MKL_NUM_THREADS := 1
 
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test reproduce figures clean-cache clean
+.PHONY: install test reproduce figures bench clean-cache clean
 
 install: $(STAMP)
 
@@ -57,6 +57,9 @@ reproduce: $(STAMP)
 
 figures: $(STAMP)
 	$(PY) -m scripts.plot_c1 --results $(RESULTS)
+
+bench: $(STAMP)
+	$(PY) -m scripts.bench --threads $(N_JOBS)
 
 clean-cache:
 	rm -rf $(RESULTS)/cache $(OUTPUTS)

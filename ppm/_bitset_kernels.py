@@ -39,17 +39,25 @@ def _popcount(typingctx, x):
 @njit(cache=True)
 def _tile_levels(PQT, wP, r_words, kt, L, n0, out):
     """out[j] = score m of the region (row r) ∩ h_{kt + j}, for j < L (n0 - signed count)."""
+    W = PQT.shape[0]
     for j in range(L):
         out[j] = n0
-    for t in range(PQT.shape[0]):
-        rt = r_words[t]
-        col = PQT[t, kt:kt + L]
-        if t < wP:
-            for j in range(L):
-                out[j] -= _popcount(rt & col[j])
-        else:
-            for j in range(L):
-                out[j] += _popcount(rt & col[j])
+    # Two words per pass over the tile: half the read-modify-writes of ``out``.
+    for t in range(0, W - 1, 2):
+        a, b = r_words[t], r_words[t + 1]
+        sa = -1 if t < wP else 1
+        sb = -1 if t + 1 < wP else 1
+        ca = PQT[t, kt:kt + L]
+        cb = PQT[t + 1, kt:kt + L]
+        for j in range(L):
+            out[j] += sa * _popcount(a & ca[j]) + sb * _popcount(b & cb[j])
+    if W % 2:
+        t = W - 1
+        a = r_words[t]
+        sa = -1 if t < wP else 1
+        ca = PQT[t, kt:kt + L]
+        for j in range(L):
+            out[j] += sa * _popcount(a & ca[j])
 
 
 @njit(cache=True)

@@ -107,11 +107,20 @@ class PublicHalfspaces:
         X = np.asarray(X, dtype=float)
         W = self.W if index is None else self.W[np.asarray(index, dtype=np.intp)]
         b = self.b if index is None else self.b[np.asarray(index, dtype=np.intp)]
-        return (W @ X.T) - b[:, None] >= -self.tol
+        out = np.empty((W.shape[0], X.shape[0]), dtype=bool)
+        step = max(1, (1 << 20) // max(1, X.shape[0]))  # row blocks that stay in cache
+        for a in range(0, W.shape[0], step):
+            # Same float expression for every block: membership does not depend on blocking.
+            np.greater_equal((W[a:a + step] @ X.T) - b[a:a + step, None], -self.tol,
+                             out=out[a:a + step])
+        return out
 
     def membership(self, X: np.ndarray) -> np.ndarray:
         """``contains(X) & in_affine_hull(X)``: the matrix every scorer of ``G`` works from."""
-        return self.contains(X) & self.in_affine_hull(X)[None, :]
+        out = self.contains(X)
+        if not self.aff_is_full:
+            out &= self.in_affine_hull(X)[None, :]
+        return out
 
 
 def _subsets(k_points: int, size: int) -> np.ndarray:
