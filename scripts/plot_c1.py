@@ -64,6 +64,12 @@ def panel(ax, d: int, trials: pd.DataFrame, nhat: pd.DataFrame) -> list[dict]:
         ax.errorbar(sub["alpha"][ok], sub["n_hat"][ok],
                     yerr=[(sub["n_hat"] - lo)[ok], (hi - sub["n_hat"])[ok]],
                     ls="none", capsize=3, **style)
+        right = sub["censored"].astype("string").fillna("").eq("right").to_numpy()
+        if right.any():  # n_hat beyond the largest n of the grid: a lower bound, drawn open
+            top = float(trials["n"].max())
+            ax.scatter(sub["alpha"][right], np.full(right.sum(), top), marker="^", s=60,
+                       facecolors="none", edgecolors=style["color"],
+                       label=f"{learner.upper()}: n_hat > {top:g} (censored)")
         tri = trials[trials.learner == learner]
         fit = sample_complexity_slope(tri, alphas, beta, error_col=ERROR_COL, n_boot=300)
         if learner == "ppm":
