@@ -36,6 +36,16 @@ def _popcount(typingctx, x):
     return sig, codegen
 
 
+@njit(cache=True, parallel=True)
+def pack_word_major(B, pos, out):
+    """out[pos[j] >> 6, k] has bit pos[j] & 63 set iff B[k, j] (out zero-initialised)."""
+    for k in prange(B.shape[0]):
+        for j in range(B.shape[1]):
+            if B[k, j]:
+                p = pos[j]
+                out[p >> 6, k] |= np.uint64(1) << np.uint64(p & 63)
+
+
 @njit(cache=True)
 def _tile_levels(PQT, wP, r_words, kt, L, n0, out):
     """out[j] = score m of the region (row r) ∩ h_{kt + j}, for j < L (n0 - signed count)."""

@@ -37,10 +37,22 @@ from dataclasses import dataclass, field
 from math import comb
 
 import numpy as np
+from numba import njit, prange
 
 from ._validation import check_positive_int, check_X
 
 DEFAULT_REL_TOL = 1e-9
+
+
+@njit(cache=True, parallel=True)
+def _contains_kernel(W, b, X, tol, out):
+    """out[k, j] = <W[k], X[j]> - b[k] >= -tol, the sum taken in coordinate order (no FMA)."""
+    for k in prange(W.shape[0]):
+        for j in range(X.shape[0]):
+            v = 0.0
+            for t in range(W.shape[1]):
+                v += W[k, t] * X[j, t]
+            out[k, j] = v - b[k] >= -tol
 
 
 @dataclass(frozen=True)
@@ -102,17 +114,16 @@ class PublicHalfspaces:
     def contains(self, X: np.ndarray, index=None) -> np.ndarray:
         """Membership matrix ``M[i, j] = [X[j] in halfspace i]`` (closed, with ``tol``).
 
-        ``index`` restricts to a subset of halfspaces. Does not intersect with ``Aff``.
+        ``index`` restricts to a subset of halfspaces. Does not intersect with ``Aff``. The
+        single source of truth for membership: every scorer of ``G`` and ``predict`` use it.
         """
-        X = np.asarray(X, dtype=float)
+        X = np.ascontiguousarray(X, dtype=float)
         W = self.W if index is None else self.W[np.asarray(index, dtype=np.intp)]
         b = self.b if index is None else self.b[np.asarray(index, dtype=np.intp)]
         out = np.empty((W.shape[0], X.shape[0]), dtype=bool)
-        step = max(1, (1 << 20) // max(1, X.shape[0]))  # row blocks that stay in cache
-        for a in range(0, W.shape[0], step):
-            # Same float expression for every block: membership does not depend on blocking.
-            np.greater_equal((W[a:a + step] @ X.T) - b[a:a + step, None], -self.tol,
-                             out=out[a:a + step])
+        if W.shape[0] and X.shape[0]:
+            _contains_kernel(np.ascontiguousarray(W), np.ascontiguousarray(b), X,
+                             float(self.tol), out)
         return out
 
     def membership(self, X: np.ndarray) -> np.ndarray:

@@ -261,16 +261,6 @@ class BlockedScorer:
         raise IndexError("position outside chunk")
 
 
-def _pack(bits: np.ndarray) -> np.ndarray:
-    """Rows of a boolean matrix as little-endian uint64 bitsets (at least one word per row)."""
-    m, n = bits.shape
-    words = max(1, -(-n // 64))
-    packed = np.zeros((m, words * 8), dtype=np.uint8)
-    if n:
-        packed[:, : -(-n // 8)] = np.packbits(bits, axis=1, bitorder="little")
-    return packed.view(np.uint64)
-
-
 def _balanced_bounds(lo: int, hi: int, weights: np.ndarray, chunks: int) -> np.ndarray:
     """Split [lo, hi) into at most ``chunks`` contiguous runs of roughly equal total weight."""
     if hi <= lo:
@@ -298,9 +288,12 @@ class BitsetScorer:
         self.d = d
         lab0 = np.asarray(y) == 0
         self.n0 = int(lab0.sum())
-        P, Q = _pack(B[:, lab0]), _pack(B[:, ~lab0])
-        self.wP = P.shape[1]
-        self.PQT = np.ascontiguousarray(np.concatenate([P, Q], axis=1).T)  # word-major
+        n1 = self.n - self.n0
+        self.wP = max(1, -(-self.n0 // 64))
+        # Bit position of each example in a row: label-0 examples first, label-1 from word wP.
+        pos = np.where(lab0, np.cumsum(lab0) - 1, 64 * self.wP + np.cumsum(~lab0) - 1)
+        self.PQT = np.zeros((self.wP + max(1, -(-n1 // 64)), self.m), dtype=np.uint64)
+        kernels.pack_word_major(np.ascontiguousarray(B), pos.astype(np.int64), self.PQT)
         self._ones = np.full(self.PQT.shape[0], ~np.uint64(0))
         self._chunks = int(chunks)
         self._records: list | None = None

@@ -134,7 +134,9 @@ class PPMHalfspaceLearner:
         X = check_X(X, n_features=self.n_features_in_)
         if not self.hypothesis_:
             return np.ones(X.shape[0], dtype=np.int64)
-        inside = np.all((self.W_ @ X.T) - self.b_[:, None] >= -self.halfspaces_.tol, axis=0)
+        # Same membership test as the scorers (PublicHalfspaces.contains), so the training
+        # mistakes of predict equal the score the mechanism used.
+        inside = np.all(self.halfspaces_.contains(X, self.hypothesis_), axis=0)
         inside &= self.halfspaces_.in_affine_hull(X)
         return np.where(inside, 0, 1).astype(np.int64)
 
