@@ -41,6 +41,13 @@ CACHE_VERSION = 1
 # Keys that change how a cell is computed, not what it computes.
 _EXECUTION_KEYS = ("n_jobs", "threads", "progress", "results_root", "analysis",
                    "experiment_name", "claim", "trials")
+# Learner parameters that only choose how the exact sample is computed (every scorer returns
+# the same hypothesis for the same seed): they enter neither seeds nor cache keys.
+_LEARNER_EXECUTION_PARAMS = ("method", "block_elements", "max_hypotheses")
+
+
+def _output_params(est_cfg: dict) -> dict:
+    return {k: v for k, v in est_cfg.items() if k not in _LEARNER_EXECUTION_PARAMS}
 
 
 def _words(obj) -> list[int]:
@@ -131,6 +138,8 @@ def _root_message(exc: BaseException) -> str:
 def cell_key(spec: dict) -> str:
     """Content hash of everything that determines a cell's trials (not how they are run)."""
     core = {k: v for k, v in spec.items() if k not in _EXECUTION_KEYS}
+    core["learner"] = _output_params(core["learner"])
+    core["baselines"] = {k: _output_params(v) for k, v in (core.get("baselines") or {}).items()}
     core["cache_version"] = CACHE_VERSION
     return hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:20]
 
@@ -151,7 +160,7 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
         opt = population.opt()
         rows = []
         for label, est_cfg in _estimators(spec):
-            learner_seed = _seed(base + [2, *_words([label, est_cfg])])
+            learner_seed = _seed(base + [2, *_words([label, _output_params(est_cfg)])])
             est = _build(est_cfg, random_state=learner_seed)
             t0 = time.perf_counter()
             est.fit(X, y, public)

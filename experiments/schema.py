@@ -37,6 +37,7 @@ class PPMLearnerConf:
     method: str = "auto"
     rel_tol: float = 1e-9
     block_elements: int = 4194304
+    max_hypotheses: float = 1.0e11
 
 
 @dataclass

@@ -16,16 +16,19 @@ lexicographic order of the index tuples into ``C_pub`` (itself in canonical orde
 score per hypothesis. Each scorer exposes the two passes of the exact sampler (SPEC section 3):
 ``histogram()`` returns ``count[m]`` for ``m = 0..n`` over all of ``G``, and
 ``find(level, rank)`` returns the index tuple of the ``rank``-th hypothesis (0-based, in
-canonical order) whose score is ``level``. The blocked scorer keeps one small histogram per
-block so the second pass recomputes a single block. Memory is ``O(n + |C_pub| * n)`` plus one
-block, never ``O(|G|)``.
+canonical order) whose score is ``level``. The bitset and blocked scorers keep one small
+histogram per chunk of ``G`` so the second pass recomputes a single chunk. Memory is
+``O(|C_pub| n)`` (the membership matrix) plus one chunk, never ``O(|G|)``.
 
 Scorers:
 
 * :class:`SortedScorer1D` -- d = 1 with ``Aff = R``: a sort plus prefix sums, ``O(n log n)``.
+* :class:`BitsetScorer` -- any d >= 2, the default: membership bitsets ANDed and counted with
+  vectorised hardware popcount in numba kernels (:mod:`ppm._bitset_kernels`), both cores.
 * :class:`BlockedScorer` -- any d: levels 0 and 1 directly; level ``j >= 2`` enumerates the
   ``(j-2)``-prefixes lexicographically and scores all ``(i, k)`` completions of a prefix by
-  dense float32 matrix products in row blocks (exact: integer sums below ``2**24``).
+  dense float32 matrix products in row blocks (exact: integer sums below ``2**24``). The
+  straightforward reference of the benchmark.
 * :class:`ReferenceScorer` -- a plain loop over ``G`` evaluating every region from the
   halfspaces themselves. Slow; the ground truth for tests.
 """

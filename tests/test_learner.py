@@ -289,6 +289,9 @@ def test_bad_data():
         PPMHalfspaceLearner(method="mcmc").fit(X, y, public)
     with pytest.raises(ValueError, match="block_elements"):
         PPMHalfspaceLearner(block_elements=0).fit(X, y, public)
+    with pytest.raises(ValueError, match="max_hypotheses"):
+        PPMHalfspaceLearner(max_hypotheses=0).fit(X, y, public)
+
     with pytest.raises(ValueError, match="not fitted"):
         PPMHalfspaceLearner().predict(X)
     f = PPMHalfspaceLearner().fit(X, y, public)
@@ -312,3 +315,12 @@ def test_bitset_matches_blocked_on_larger_samples(seed):
         for level in np.flatnonzero(hist)[:: max(1, len(np.flatnonzero(hist)) // 6)]:
             for rank in {0, int(hist[level]) - 1, int(rng.integers(hist[level]))}:
                 assert fast.find(int(level), rank) == slow.find(int(level), rank)
+
+
+def test_refuses_an_infeasible_class_before_scoring():
+    X, y, public = _instance(0, 4, 30, w_pub=0.9)
+    with pytest.raises(ValueError, match=r"\|G\| = .* exceeds max_hypotheses"):
+        PPMHalfspaceLearner().fit(X, y, public)
+    small = PPMHalfspaceLearner(max_hypotheses=1e2)
+    with pytest.raises(ValueError, match="max_hypotheses"):
+        small.fit(*_instance(0, 2, 12))

@@ -147,6 +147,15 @@ def test_more_trials_reuse_the_cache(tmp_path, monkeypatch):
     assert calls == [2]
 
 
+def test_scorer_choice_changes_nothing(tmp_path):
+    """Backends of the exact mechanism: same seeds, same outputs, same cache cell."""
+    a = pipeline.run(_compose(_tiny(tmp_path / "a", "population.d=2", "learner.method=auto")))
+    b = pipeline.run(_compose(_tiny(tmp_path / "b", "population.d=2", "learner.method=blocked",
+                                    "learner.max_hypotheses=1e12")))
+    cols = ["trial", "learner", "n_pub", "error", "train_error", "learner_seed", "cell_key"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+
+
 def test_cell_key_ignores_execution_settings():
     base = pipeline.validate_config(_compose([]))
     other = pipeline.validate_config(_compose(["n_jobs=2", "progress=false", "trials=5"]))
