@@ -37,10 +37,9 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from math import comb
-
 import numpy as np
 
+from .bounds import hypothesis_class_size_from_halfspaces
 from .halfspaces import PublicHalfspaces
 
 DEFAULT_BLOCK_ELEMENTS = 1 << 22
@@ -48,8 +47,7 @@ DEFAULT_BLOCK_ELEMENTS = 1 << 22
 
 def class_size(n_halfspaces: int, d: int) -> int:
     """``|G| = 1 + sum_{j=1..min(d, m)} C(m, j)`` for ``m = |C_pub|`` (SPEC section 3)."""
-    m = int(n_halfspaces)
-    return 1 + sum(comb(m, j) for j in range(1, min(d, m) + 1))
+    return hypothesis_class_size_from_halfspaces(int(n_halfspaces), int(d))
 
 
 def iter_hypotheses(n_halfspaces: int, d: int):
