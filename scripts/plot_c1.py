@@ -34,10 +34,16 @@ STYLE = {"ppm": dict(color="C0", marker="o", label="PPM (Alg. 2), measured"),
          "erm": dict(color="C2", marker="s", label="non-private ERM, measured")}
 
 
-def verdict(lo: float, hi: float, slope: float, theory_lo: float, theory_hi: float) -> str:
-    """holds: interval meets [theory_lo, theory_hi]; caveat: point within 0.25 of it."""
+def verdict(lo: float, hi: float, slope: float, theory_lo: float, theory_hi: float,
+            n_points: int) -> str:
+    """holds: interval meets [theory_lo, theory_hi]; caveat: point within 0.25 of it.
+
+    Too few uncensored alphas (< 3) or an interval wider than 1 is no evidence either way.
+    """
     if not np.isfinite(slope):
         return "not measured"
+    if n_points < 3 or not (hi - lo <= 1.0):
+        return "inconclusive (too few points or interval too wide)"
     if lo <= theory_hi and hi >= theory_lo:
         return "holds"
     if theory_lo - 0.25 <= slope <= theory_hi + 0.25:
@@ -99,7 +105,7 @@ def panel(ax, d: int, trials: pd.DataFrame, nhat: pd.DataFrame) -> list[dict]:
             looseness_median=(float(np.median(looseness)) if looseness.size and learner == "ppm"
                               else np.nan),
             # C1 is a claim about the private learner; ERM is the non-private reference.
-            verdict=(verdict(fit["lo"], fit["hi"], fit["slope"], 1.0, theory_hi)
+            verdict=(verdict(fit["lo"], fit["hi"], fit["slope"], 1.0, theory_hi, fit["n_points"])
                      if learner == "ppm" else "reference (non-private)"),
         ))
     explicit_w1 = [bounds.realizable_sample_complexity(a, beta, epsilon, d) for a in grid]

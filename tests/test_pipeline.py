@@ -217,3 +217,17 @@ def test_notebook_runs_on_results(tmp_path):
                          timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "n_hat" in run.stdout and "erm" in run.stdout
+
+
+@pytest.mark.parametrize("args,expected", [
+    ((0.9, 1.1, 1.0, 1.0, 1.2, 5), "holds"),
+    ((1.5, 1.7, 1.6, 1.0, 1.2, 5), "does not hold"),
+    ((1.3, 1.4, 1.35, 1.0, 1.2, 5), "holds with caveat"),
+    ((0.0, 3.0, 1.5, 1.0, 1.2, 5), "inconclusive (too few points or interval too wide)"),
+    ((0.9, 1.1, 1.0, 1.0, 1.2, 2), "inconclusive (too few points or interval too wide)"),
+    ((float("nan"),) * 3 + (1.0, 1.2, 0), "not measured"),
+])
+def test_c1_verdict_rule(args, expected):
+    from scripts.plot_c1 import verdict
+
+    assert verdict(*args) == expected
