@@ -34,6 +34,7 @@ from hydra.utils import get_class, instantiate
 from joblib import Parallel, delayed
 from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
 
 from ppm._validation import check_open_unit, check_positive_int
 
@@ -228,8 +229,6 @@ def run(cfg) -> pd.DataFrame:
     todo = [t for t in range(spec["trials"]) if not _trial_path(cell_dir, t).exists()]
     if todo:
         show = spec["progress"] and not os.environ.get("CI") and sys.stderr.isatty()
-        from tqdm.auto import tqdm
-
         desc = f"{spec['experiment_name']} n={spec['n']}"
         if spec["n_jobs"] == 1:
             for t in tqdm(todo, desc=desc, disable=not show):

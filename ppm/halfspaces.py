@@ -172,6 +172,13 @@ def _normals(P: np.ndarray, scale: float, rel_tol: float) -> np.ndarray:
     return w * sign[:, None]
 
 
+def check_rel_tol(rel_tol) -> float:
+    """The relative geometric tolerance: a float in (0, 1e-3)."""
+    if not (isinstance(rel_tol, float) and 0.0 < rel_tol < 1e-3):
+        raise ValueError(f"rel_tol must be a float in (0, 1e-3), got {rel_tol!r}")
+    return rel_tol
+
+
 def construct_halfspaces(X_pub, n_features: int | None = None, rel_tol: float = DEFAULT_REL_TOL):
     """Algorithm 1 (``ConstrHalf``): candidate halfspaces from the public points only.
 
@@ -190,8 +197,7 @@ def construct_halfspaces(X_pub, n_features: int | None = None, rel_tol: float = 
         ``C_pub`` in canonical order and the affine hull ``Aff``.
         ``len(C_pub) <= 2 * sum_{i=1..d} C(n_pub, i)``.
     """
-    if not (isinstance(rel_tol, float) and 0.0 < rel_tol < 1e-3):
-        raise ValueError(f"rel_tol must be a float in (0, 1e-3), got {rel_tol!r}")
+    check_rel_tol(rel_tol)
     X_arr = np.asarray(X_pub, dtype=float)
     if X_arr.size == 0:
         if n_features is None and (X_arr.ndim != 2 or X_arr.shape[1] == 0):

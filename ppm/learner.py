@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_epsilon, check_labelled_data, check_random_state, check_X
-from .halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, construct_halfspaces
+from .halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
 from .hypothesis_class import (
     DEFAULT_BLOCK_ELEMENTS,
     BitsetScorer,
@@ -99,6 +99,7 @@ class PPMHalfspaceLearner:
 
     def _check_params(self):
         check_epsilon(self.epsilon)
+        check_rel_tol(self.rel_tol)
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
         if not (isinstance(self.block_elements, int) and self.block_elements >= 1):

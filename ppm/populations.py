@@ -348,7 +348,7 @@ class GaussianClusters:
                 vals = self._halfspace_errors(w, grid)
                 b0 = grid[int(np.argmin(vals))]
                 res = optimize.minimize_scalar(
-                    lambda b: float(self._halfspace_errors(w, b)),
+                    lambda b, w=w: float(self._halfspace_errors(w, b)),
                     bounds=(b0 - step, b0 + step), method="bounded", options={"xatol": 1e-12})
                 best = min(best, float(vals.min()), float(self._halfspace_errors(w, res.x)))
             return max(best, 0.0)

@@ -74,6 +74,7 @@ def test_wrong_types_fail_at_compose(override):
     ("population.d=0", "d"), ("n=0", "n"), ("trials=0", "trials"),
     ("analysis.alphas=[0.1,1.0]", "alphas"), ("analysis.beta=0", "beta"),
     ("population.eta=0.7", "eta"), ("n_jobs=0", "n_jobs"), ("learner.method=mcmc", "method"),
+    ("learner.rel_tol=0.5", "rel_tol"),
     # '+' forces a new key past the schema; the constructor then rejects it, still before work.
     ("+population.foo=1", "foo"),
 ])
