@@ -21,7 +21,11 @@ $(error PROFILE must be 'default' or 'quick', got '$(PROFILE)')
 endif
 
 # Sweeps that make the figures (configs/experiment/<name>.yaml; <name>_quick for PROFILE=quick).
-EXPERIMENTS := c1_realizable_d1 c1_realizable_d2
+EXPERIMENTS ?= c1_realizable_d1 c1_realizable_d2 c2_agnostic c3_epsilon_d1 c3_epsilon_d2 \
+	c4_dimension_d3 c4_dimension_eps10 c5_mixture_weight c8_eta c8_label_mix c9_domain c10_homogeneity \
+	real_breast_cancer
+# Exact audits of C6 (privacy) and C7 (Helly): random instances per claim.
+AUDIT_INSTANCES := $(if $(filter quick,$(PROFILE)),60,300)
 
 # Jobs run in parallel processes: keep BLAS single-threaded in each (2-core machine).
 export OMP_NUM_THREADS := 1
@@ -30,7 +34,7 @@ export MKL_NUM_THREADS := 1
 
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test reproduce figures bench clean-cache clean
+.PHONY: install test reproduce audit figures bench clean-cache clean
 
 install: $(STAMP)
 
@@ -53,10 +57,16 @@ reproduce: $(STAMP)
 	    hydra.sweep.dir=$(OUTPUTS)/$$exp hydra.launcher.n_jobs=$(N_JOBS) $(ARGS); \
 	  $(PY) -m scripts.aggregate $(OUTPUTS)/$$exp --out $(RESULTS)/$$exp; \
 	done
-	$(MAKE) --no-print-directory figures RESULTS=$(RESULTS)
+	$(MAKE) --no-print-directory audit figures RESULTS=$(RESULTS) PROFILE=$(PROFILE)
 
+audit: $(STAMP)
+	$(PY) -m scripts.audit --results $(RESULTS) --instances $(AUDIT_INSTANCES)
+
+# Figures and the verdict table from the aggregated CSVs (no experiment is rerun).
 figures: $(STAMP)
 	$(PY) -m scripts.plot_c1 --results $(RESULTS)
+	$(PY) -m scripts.figures --results $(RESULTS)
+	$(PY) -m scripts.summary --results $(RESULTS)
 
 bench: $(STAMP)
 	$(PY) -m scripts.bench --threads $(N_JOBS)

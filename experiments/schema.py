@@ -31,6 +31,21 @@ class GaussianClustersConf:
 
 
 @dataclass
+class GridThresholdsConf:
+    _target_: str = "ppm.populations.GridThresholds"
+    T: int = 64
+    w_pub: float = 0.5
+    cut: float = 0.5
+    support: Optional[int] = None
+
+
+@dataclass
+class BreastCancerConf:
+    _target_: str = "ppm.datasets.BreastCancer"
+    features: List[str] = field(default_factory=lambda: ["mean texture", "worst area"])
+
+
+@dataclass
 class PPMLearnerConf:
     _target_: str = "ppm.PPMHalfspaceLearner"
     epsilon: float = 1.0
@@ -72,4 +87,6 @@ def register_configs() -> None:
     cs = ConfigStore.instance()
     cs.store(name="config_schema", node=Config)
     cs.store(group="population", name="gaussian_clusters_schema", node=GaussianClustersConf)
+    cs.store(group="population", name="grid_thresholds_schema", node=GridThresholdsConf)
+    cs.store(group="population", name="breast_cancer_schema", node=BreastCancerConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)

@@ -10,6 +10,10 @@ private people) as two Gaussian clusters of different shapes on either side of a
 halfspace: with a ``margin`` the clusters are truncated to their side (realizable), with
 ``margin=None`` they overlap (agnostic).
 
+:class:`GridThresholds` is the d = 1 grid domain of claim C9 (SPEC 4 and 8): thresholds over
+``T`` equally spaced points of [0, 1], the setting where fully private learning pays
+``Omega(log T)`` and the PPM learner pays nothing for the domain size. Its true error is exact.
+
 Every object here is immutable after construction apart from a private cache of ``opt()``, so
 instances can be shared freely between (reused) joblib worker processes.
 """
@@ -96,11 +100,17 @@ class GaussianClusters:
 
        - label-determined model (``eta = public_pos_rate = 0``, SPEC 1): ``y = 0`` for public,
          ``y = 1`` for private;
-       - relaxation (i), ``eta`` in [0, 0.5): the base label is flipped with probability ``eta``,
+       - relaxation (i), ``eta`` in [0, 0.5]: the base label is flipped with probability ``eta``,
          so ``P[y=1 | priv] = P[y=0 | pub] = 1 - eta``. SPEC 1 states the relaxation the other
          way round, ``P[p=priv | y=1] = P[p=pub | y=0] = 1 - eta``; by Bayes' rule the two
          coincide exactly when ``w_pub = 1/2`` (otherwise the SPEC quantity is
          ``(1-w_pub)(1-eta) / ((1-w_pub)(1-eta) + w_pub eta)``);
+       - ``eta = 0.5`` is the HOMOGENEOUS model (SPEC 7, the setting of semi-private learners):
+         the label is a fair coin independent of the privacy bit, and since features follow
+         the label, the public and private sub-populations are the SAME distribution
+         (``P[y=1] = 1/2`` in both, ``x | y`` from the same clusters). ``shift = 1 - 2 eta``
+         moves the sub-populations from identical (0) to the label-determined model (1) (claim
+         C10);
        - relaxation (ii), ``public_pos_rate = rho`` in [0, 1]: public examples get ``y = 1`` with
          probability ``rho``; private examples keep ``y = 1``;
     3. features ``x | y`` from the cluster of ``y`` (all label-0 rows first, then label-1 rows).
@@ -121,8 +131,9 @@ class GaussianClusters:
         Standard deviations of the label-0 cluster and of the label-1 cluster along ``u``.
     private_aspect : float > 0
         Ratio of the label-1 cluster's standard deviation orthogonal to ``u`` to that along ``u``.
-    eta : float in [0, 0.5)
-        Relaxation (i) label-flip probability.
+    eta : float in [0, 0.5]
+        Relaxation (i) label-flip probability; 0.5 is the homogeneous model (public and private
+        sub-populations identical).
     public_pos_rate : float in [0, 1]
         Relaxation (ii) rate of label 1 among public examples. Cannot be combined with
         ``eta > 0``.
@@ -142,8 +153,8 @@ class GaussianClusters:
         private_std = _check_finite_real(private_std, "private_std", strict=True)
         private_aspect = _check_finite_real(private_aspect, "private_aspect", strict=True)
         eta = _check_finite_real(eta, "eta")
-        if not eta < 0.5:
-            raise ValueError(f"eta must be in [0, 0.5), got {eta!r}")
+        if not eta <= 0.5:
+            raise ValueError(f"eta must be in [0, 0.5], got {eta!r}")
         public_pos_rate = check_closed_unit(public_pos_rate, "public_pos_rate")
         if eta > 0 and public_pos_rate > 0:
             raise ValueError(
@@ -167,6 +178,7 @@ class GaussianClusters:
         )
         self._mean_u = (-separation / 2.0, separation / 2.0)
         self._opt = None
+        self._opt_rule = None
 
         if margin is not None:
             pi = self.label_probabilities()
@@ -328,15 +340,42 @@ class GaussianClusters:
         is an upper bound on the true OPT that is tight in practice.
         """
         if self._opt is None:
-            self._opt = 0.0 if self.realizable else self._agnostic_opt()
+            if self.realizable:
+                self._opt, self._opt_rule = 0.0, None
+            else:
+                self._opt, self._opt_rule = self._agnostic_opt()
         return self._opt
+
+    def opt_predict(self, X) -> np.ndarray:
+        """The halfspace (or constant) attaining :meth:`opt`: the target when realizable.
+
+        Used for a paired estimate of the excess error: ``err_test(h) - err_test(h_opt)`` on
+        one test sample is unbiased for ``err(h) - OPT`` and its variance comes only from the
+        region where ``h`` and ``h_opt`` disagree, so it is far less noisy than
+        ``err_test(h) - OPT`` when ``h`` is close to optimal.
+        """
+        self.opt()
+        if self._opt_rule is None:
+            return self.target_predict(X)
+        X = check_X(X, n_features=self._params["d"])
+        kind, w, b = self._opt_rule
+        if kind == "const":
+            return np.full(X.shape[0], int(b), dtype=np.int64)
+        return ((X @ self._R) @ w >= b).astype(np.int64)
 
     def _agnostic_opt(self) -> float:
         d = self._params["d"]
         pi0, pi1 = self.label_probabilities()
-        best = min(pi0, pi1)  # the two constant classifiers
+        # the two constant classifiers; rules are ("const", None, label) or ("half", w, b) for
+        # 1[<w, z> >= b] in the rotated frame z = R^T x
+        best, rule = (pi0, ("const", None, 1)) if pi0 <= pi1 else (pi1, ("const", None, 0))
         if best == 0.0:
-            return 0.0
+            return 0.0, rule
+
+        def consider(err, w, b):
+            nonlocal best, rule
+            if err < best:
+                best, rule = float(err), ("half", np.array(w, dtype=float), float(b))
         # Every threshold worth trying lies well inside this range of <w, z> (|w| = 1).
         spread = self._params["separation"] + 10.0 * max(self._sd[0].max(), self._sd[1].max())
 
@@ -350,8 +389,9 @@ class GaussianClusters:
                 res = optimize.minimize_scalar(
                     lambda b, w=w: float(self._halfspace_errors(w, b)),
                     bounds=(b0 - step, b0 + step), method="bounded", options={"xatol": 1e-12})
-                best = min(best, float(vals.min()), float(self._halfspace_errors(w, res.x)))
-            return max(best, 0.0)
+                consider(float(vals.min()), w, b0)
+                consider(float(self._halfspace_errors(w, res.x)), w, res.x)
+            return max(best, 0.0), rule
 
         var = (self._sd[0] ** 2, self._sd[1] ** 2)
         mu = (np.zeros(d), np.zeros(d))
@@ -388,12 +428,176 @@ class GaussianClusters:
             for sign in (1.0, -1.0):
                 w = sign * w0
                 vals = self._halfspace_errors(w, grid)
-                best = min(best, float(vals.min()))
+                consider(float(vals.min()), w, grid[int(np.argmin(vals))])
                 res = optimize.minimize(fun_grad, np.append(w, grid[int(np.argmin(vals))]),
                                         jac=True, method="BFGS",
                                         options={"gtol": 1e-10, "maxiter": 2000})
                 w_opt = res.x[:-1]
                 if np.linalg.norm(w_opt) > 0:
                     # Re-evaluate rather than trust the optimiser's reported value.
-                    best = min(best, float(self._halfspace_errors(w_opt, res.x[-1])))
-        return max(best, 0.0)
+                    consider(float(self._halfspace_errors(w_opt, res.x[-1])), w_opt, res.x[-1])
+        return max(best, 0.0), rule
+
+
+# Grid points evaluated per ``predict`` call in :meth:`GridThresholds.true_error` (bounds memory).
+_GRID_CHUNK = 1 << 20
+
+
+class GridThresholds:
+    """Thresholds on a one-dimensional grid, label-determined privacy (SPEC 1, 4 and 8; claim C9).
+
+    Domain: the ``T`` grid points ``g_k = k / (T - 1)``, ``k = 0..T-1`` (so ``g_0 = 0`` and
+    ``g_{T-1} = 1``), as 1-column feature arrays. Target: ``y = 1`` iff ``x >= cut``. Write
+    ``T_0`` for the number of grid points below ``cut`` ("negative" points) and ``T - T_0``
+    for the others.
+
+    Generative order for one example (label-determined privacy model, SPEC 1; privacy bit first,
+    SPEC 8):
+
+    1. ``public = U < w_pub`` (one uniform per example, for all examples first);
+    2. public examples: ``y = 0`` and ``x`` uniform over the ``T_0`` negative grid points;
+       private examples: ``y = 1`` and ``x`` uniform over the ``T - T_0`` positive grid points
+       (the indices are drawn with ``Generator.integers``, public rows first, then private rows).
+
+    So the population is realizable by the threshold ``1[x >= cut]`` (``opt() = 0``), and
+    ``err(h) = w_pub * P_{x ~ U(neg)}[h(x) = 1] + (1 - w_pub) * P_{x ~ U(pos)}[h(x) = 0]``,
+    which :meth:`true_error` computes EXACTLY by evaluating ``h`` on all ``T`` grid points.
+
+    Parameters
+    ----------
+    T : int >= 2
+        Number of grid points (the domain size of SPEC 4; ``T`` up to ``2^22`` and beyond work,
+        :meth:`true_error` evaluates in chunks of ``2^20`` points).
+    w_pub : float in [0, 1]
+        Mixture weight ``P[public]``.
+    cut : float in (0, 1)
+        Threshold of the target. Both sides must contain a grid point; since ``g_0 = 0 < cut``
+        and ``g_{T-1} = 1 >= cut`` this holds for every ``cut`` in (0, 1) (checked anyway).
+    support : int >= 1 or None
+        If given, only the ``support`` grid points nearest to the cut on each side carry mass
+        (fewer if a side has fewer points): the population lives on ``<= 2 support`` points of
+        a domain of ``T``, the kind of instance behind the ``Omega(log T)`` lower bound for
+        fully private learning (SPEC 4). A fully private learner must find the cut among all
+        ``~T`` candidates, while only ``O(support)`` of them are good. ``None`` (default):
+        uniform over every grid point of each side. On that population even the fully private
+        exponential mechanism does NOT pay ``log T``, because the fraction of good thresholds
+        stays fixed as ``T`` grows (measured; see the README's C9 notes).
+    """
+
+    realizable = True
+
+    def __init__(self, *, T=64, w_pub=0.5, cut=0.5, support=None):
+        T = check_positive_int(T, "T", minimum=2)
+        if support is not None:
+            support = check_positive_int(support, "support")
+        w_pub = check_closed_unit(w_pub, "w_pub")
+        if isinstance(cut, bool) or not isinstance(cut, Real) or not 0.0 < float(cut) < 1.0:
+            raise ValueError(f"cut must be a number in (0, 1), got {cut!r}")
+        cut = float(cut)
+        # T_0 = #{k : k / (T - 1) < cut}, with the same float division as the grid itself.
+        n_neg = min(max(math.ceil(cut * (T - 1)), 0), T)
+        while n_neg > 0 and (n_neg - 1) / (T - 1) >= cut:
+            n_neg -= 1
+        while n_neg < T and n_neg / (T - 1) < cut:
+            n_neg += 1
+        if not 0 < n_neg < T:
+            raise ValueError(
+                f"cut={cut!r} with T={T} leaves no grid point on one side of the cut "
+                f"({n_neg} of {T} grid points below it)"
+            )
+        self._params = {"T": T, "w_pub": w_pub, "cut": cut, "support": support}
+        self._n_neg = n_neg
+        # grid indices carrying mass: [lo, n_neg) are label 0, [n_neg, hi) label 1
+        self._lo = 0 if support is None else max(0, n_neg - support)
+        self._hi = T if support is None else min(T, n_neg + support)
+
+    T = _param_property("T", "Number of grid points.")
+    w_pub = _param_property("w_pub", "Mixture weight P[public].")
+    cut = _param_property("cut", "Target threshold: y = 1 iff x >= cut.")
+    support = _param_property("support", "Grid points with mass on each side (None: all).")
+    d = 1
+
+    @property
+    def n_negative(self) -> int:
+        """``T_0``: the number of grid points below ``cut`` (label 0)."""
+        return self._n_neg
+
+    def params(self) -> dict:
+        """The constructor arguments (validated), e.g. for CSV columns."""
+        return dict(self._params)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"GridThresholds({args})"
+
+    def grid(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Grid points ``g_k``, ``start <= k < stop`` (default: all), as a (m, 1) float64 array."""
+        T = self._params["T"]
+        stop = T if stop is None else stop
+        if not 0 <= start <= stop <= T:
+            raise ValueError(f"need 0 <= start <= stop <= T={T}, got start={start!r}, "
+                             f"stop={stop!r}")
+        return (np.arange(start, stop, dtype=np.int64) / (T - 1)).reshape(-1, 1)
+
+    def label_probabilities(self) -> tuple[float, float]:
+        """Marginal label probabilities ``(P[y=0], P[y=1]) = (w_pub, 1 - w_pub)``."""
+        w = self._params["w_pub"]
+        return w, 1.0 - w
+
+    def opt(self) -> float:
+        """``OPT = 0``: the target threshold is a halfspace with zero error."""
+        return 0.0
+
+    def target_predict(self, X) -> np.ndarray:
+        """The target rule ``1[x >= cut]`` (zero error)."""
+        X = check_X(X, n_features=1)
+        return (X[:, 0] >= self._params["cut"]).astype(np.int64)
+
+    def sample(self, n, random_state=None):
+        """Draw ``n`` i.i.d. triples (generative order in the class docstring).
+
+        Returns
+        -------
+        X : float64 array (n, 1), grid points
+        y : int64 array (n,), ``y = 1`` iff private
+        public : bool array (n,), True = public example
+        """
+        n = check_positive_int(n, "n", minimum=0)
+        rng = check_random_state(random_state)
+        T, n_neg = self._params["T"], self._n_neg
+        public = rng.random(n) < self._params["w_pub"]
+        k = np.empty(n, dtype=np.int64)
+        k[public] = rng.integers(self._lo, n_neg, size=int(public.sum()))
+        k[~public] = rng.integers(n_neg, self._hi, size=int((~public).sum()))
+        X = (k / (T - 1)).reshape(-1, 1)
+        return X, (~public).astype(np.int64), public
+
+    def true_error(self, predict, n_test=None, random_state=None):
+        """EXACT ``err(h; D)`` (SPEC 1 and 5): ``predict`` is evaluated on every grid point.
+
+        Returns ``(w_pub * mean_{k < T_0} [h(g_k) = 1] + (1 - w_pub) * mean_{k >= T_0}
+        [h(g_k) = 0], 0.0)`` (means over the grid points that carry mass; all of them unless
+        ``support`` is set): the standard error is 0 because nothing is estimated. ``n_test``
+        and ``random_state`` are accepted for interface uniformity and IGNORED. ``predict`` is
+        called on consecutive chunks of at most ``2^20`` grid points (each a (m, 1) array).
+        """
+        if not callable(predict):
+            raise ValueError(f"predict must be callable, got {predict!r}")
+        T, n_neg, w = self._params["T"], self._n_neg, self._params["w_pub"]
+
+        def count_ones(start, stop):
+            ones = 0
+            for lo in range(start, stop, _GRID_CHUNK):
+                hi = min(lo + _GRID_CHUNK, stop)
+                pred = np.asarray(predict(self.grid(lo, hi)))
+                if pred.shape != (hi - lo,):
+                    raise ValueError(f"predict returned shape {pred.shape}, expected ({hi - lo},)")
+                if not np.all(np.isin(pred, (0, 1))):
+                    raise ValueError("predict must return labels in {0, 1}")
+                ones += int(np.count_nonzero(pred))
+            return ones
+
+        lo, hi = self._lo, self._hi
+        false_pos = count_ones(lo, n_neg) / (n_neg - lo)
+        false_neg = 1.0 - count_ones(n_neg, hi) / (hi - n_neg)
+        return float(w * false_pos + (1.0 - w) * false_neg), 0.0

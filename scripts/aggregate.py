@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
 
@@ -22,8 +23,8 @@ from ppm.sample_complexity import empirical_sample_complexity
 
 ERROR_COL = "excess_error"
 # Columns that identify a curve: everything that is configuration, except n.
-_NOT_CONFIG = {"trial", "n", "n_pub", "n_priv", "error", "error_se", "opt", "excess_error",
-               "train_error", "n_halfspaces", "n_hypotheses", "log_n_hypotheses", "fit_seconds",
+_NOT_CONFIG = {"trial", "n", "n_pub", "n_priv", "error", "error_se", "opt", "opt_test",
+               "excess_error", "train_error", "n_halfspaces", "n_hypotheses", "log_n_hypotheses", "fit_seconds",
                "learner_seed", "cell_key"}
 
 
@@ -34,15 +35,39 @@ def curve_columns(df: pd.DataFrame) -> list[str]:
     return ["learner", *varying]
 
 
+def unique_trials(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (curve, n, trial): drop the copies of a baseline repeated across cells.
+
+    A baseline that does not take the swept parameter (e.g. ERM in an epsilon sweep) sees the
+    same samples in every cell (seeds do not depend on the learner config) and so appears once
+    per cell with identical errors; counting those copies as extra trials would shrink its
+    intervals. Every copy is identical except for the timing, so keeping the first is exact.
+    """
+    key = [*curve_columns(df), "n", "trial"]
+    spread = df.groupby(key, dropna=False)["error"].nunique(dropna=False)
+    if (spread > 1).any():
+        raise ValueError(f"rows with the same curve, n and trial disagree on the error: "
+                         f"{spread[spread > 1].index[0]}")
+    return df.drop_duplicates(subset=key, keep="first")
+
+
 def n_hat_table(df: pd.DataFrame, alphas, beta, confidence) -> pd.DataFrame:
     by = curve_columns(df)
+    df = unique_trials(df)
     frames = []
     for key, group in df.groupby(by, sort=True, dropna=False):
+        if not np.isfinite(group[ERROR_COL]).all():
+            # No OPT for this curve (real data: the population is unknown), so no excess error
+            # and no n_hat; its errors are still in trials.csv.
+            continue
         nh = empirical_sample_complexity(group, alphas, beta, error_col=ERROR_COL,
                                          confidence=confidence)
         for i, (col, val) in enumerate(zip(by, key if isinstance(key, tuple) else (key,))):
             nh.insert(i, col, val)
         frames.append(nh)
+    if not frames:
+        return pd.DataFrame(columns=[*by, "alpha", "beta", "n_hat", "n_hat_lo", "n_hat_hi",
+                                     "censored", "min_trials"])
     return pd.concat(frames, ignore_index=True)
 
 

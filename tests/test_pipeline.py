@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
@@ -33,8 +34,23 @@ def _tiny(tmp_path, *extra):
     return [f"results_root={tmp_path}", "n=12", "trials=3", "n_test=400", *extra]
 
 
+def _makefile_experiments() -> list[str]:
+    text = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    line = next(ln for ln in text.splitlines() if ln.startswith("EXPERIMENTS ?="))
+    return line.split("=", 1)[1].split()
+
+
 def test_there_are_experiments():
     assert {"c1_realizable_d1", "c1_realizable_d2"} <= set(EXPERIMENTS)
+
+
+def test_every_reproduced_sweep_has_a_config_and_a_quick_profile():
+    listed = _makefile_experiments()
+    assert len(listed) >= 12
+    for name in listed:
+        assert name in EXPERIMENTS and f"{name}_quick" in EXPERIMENTS, name
+    # and no experiment config is left out of make reproduce
+    assert {e.removesuffix("_quick") for e in EXPERIMENTS} == set(listed)
 
 
 @pytest.mark.parametrize("experiment", EXPERIMENTS)
@@ -52,8 +68,11 @@ def test_every_experiment_smoke_runs(experiment, tmp_path):
     assert len(df) == 3 * learners
     assert df["error"].between(0, 1).all()
     assert set(df["learner"]) >= {"ppm"}
-    for col in ("n_pub", "n_hypotheses", "fit_seconds", "population.w_pub", "learner.epsilon"):
+    for col in ("n_pub", "n_hypotheses", "fit_seconds", "learner.epsilon"):
         assert col in df.columns
+    for key in cfg.population:
+        if key != "_target_":
+            assert f"population.{key}" in df.columns
 
 
 @pytest.mark.parametrize("override", ["population.dd=3", "learner.epsilonn=1", "nn=3"])
@@ -232,3 +251,20 @@ def test_c1_verdict_rule(args, expected):
     from scripts.plot_c1 import verdict
 
     assert verdict(*args) == expected
+
+
+def test_excess_error_is_paired_against_the_optimal_rule(tmp_path):
+    """Agnostic: excess = err_test(h) - err_test(h_opt) on the same test sample; realizable:
+    the target errs nowhere, so excess = error."""
+    agn = pipeline.run(_compose(["population.d=1", "population.margin=null", "n=40",
+                                 "trials=4", "n_test=20000", f"results_root={tmp_path}"]))
+    assert np.allclose(agn["excess_error"], agn["error"] - agn["opt_test"])
+    # the paired reference estimates OPT within its Monte Carlo error ...
+    se = np.sqrt(agn["opt"] * (1 - agn["opt"]) / 20000)
+    assert (np.abs(agn["opt_test"] - agn["opt"]) <= 4 * se).all()
+    # ... and is the same for every learner of a trial (one test sample)
+    assert (agn.groupby("trial")["opt_test"].nunique() == 1).all()
+    rea = pipeline.run(_compose(["population.d=1", "n=40", "trials=2", "n_test=2000",
+                                 f"results_root={tmp_path}"]))
+    assert (rea["opt_test"] == 0).all()
+    assert np.array_equal(rea["excess_error"], rea["error"])

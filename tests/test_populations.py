@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal, norm
 
-from ppm.populations import GaussianClusters
+from ppm.populations import GaussianClusters, GridThresholds
 
 
 def _binom_tol(p, n, z=5.0):
@@ -112,6 +112,34 @@ def test_relaxation_eta_rates():
     flipped_priv = np.mean(y[~public] == 0)
     assert abs(flipped_pub - eta) <= _binom_tol(eta, public.sum())
     assert abs(flipped_priv - eta) <= _binom_tol(eta, (~public).sum())
+
+
+@pytest.mark.parametrize("margin", [None, 0.2])
+def test_eta_half_is_homogeneous(margin):
+    # eta = 0.5: the label is a fair coin independent of the privacy bit, so the public and
+    # private sub-populations are the same distribution (SPEC 7, claim C10 at shift 0).
+    n = 60000
+    pop = GaussianClusters(d=2, eta=0.5, w_pub=0.3, margin=margin)
+    assert pop.eta == 0.5 and pop.label_probabilities() == pytest.approx((0.5, 0.5))
+    X, y, public = pop.sample(n, random_state=12)
+    n_pub, n_priv = public.sum(), (~public).sum()
+    assert abs(y[public].mean() - 0.5) <= _binom_tol(0.5, n_pub)
+    assert abs(y[~public].mean() - 0.5) <= _binom_tol(0.5, n_priv)
+    # Same feature distribution: means, covariances and projection quantiles agree.
+    np.testing.assert_allclose(X[public].mean(0), X[~public].mean(0), atol=0.06)
+    np.testing.assert_allclose(np.cov(X[public].T), np.cov(X[~public].T), atol=0.1)
+    qs = [0.1, 0.25, 0.5, 0.75, 0.9]
+    proj = X @ pop.normal
+    np.testing.assert_allclose(np.quantile(proj[public], qs), np.quantile(proj[~public], qs),
+                               atol=0.08)
+    if margin is not None:  # still realizable: features follow the label
+        assert np.all(pop.target_predict(X) == y)
+
+
+def test_eta_just_above_half_rejected():
+    with pytest.raises(ValueError, match=r"eta must be in \[0, 0.5\]"):
+        GaussianClusters(eta=0.5 + 1e-9)
+    GaussianClusters(eta=0.5)  # the boundary itself is allowed
 
 
 def test_relaxation_public_pos_rate():
@@ -250,7 +278,8 @@ def test_target_predict_rule():
     (dict(public_std=0.0), "public_std"), (dict(private_std=-1.0), "private_std"),
     (dict(private_std=float("inf")), "private_std"),
     (dict(private_aspect=0.0), "private_aspect"),
-    (dict(eta=-0.1), "eta"), (dict(eta=0.5), "eta"), (dict(eta=float("nan")), "eta"),
+    (dict(eta=-0.1), "eta"), (dict(eta=0.5 + 1e-9), "eta"), (dict(eta=0.6), "eta"),
+    (dict(eta=float("nan")), "eta"),
     (dict(public_pos_rate=1.5), "public_pos_rate"),
     (dict(eta=0.1, public_pos_rate=0.2), "eta and public_pos_rate"),
     (dict(geometry_seed=-1), "geometry_seed"),
@@ -285,3 +314,187 @@ def test_method_validation():
         pop.true_error("not callable")
     with pytest.raises(ValueError, match="features"):
         pop.target_predict(np.zeros((3, 5)))
+
+
+# ------------------------------------------------------------------------------ GridThresholds
+def _grid_mc_error(pop, predict, n, seed):
+    X, y, _ = pop.sample(n, random_state=seed)
+    return np.mean(predict(X) != y)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(T=11, w_pub=0.4, cut=0.5), dict(T=64), dict(T=1000, w_pub=0.8, cut=0.123),
+    dict(T=2, w_pub=0.5, cut=0.9),
+])
+@pytest.mark.parametrize("name,predict", [
+    ("threshold 0.3", lambda X: (X[:, 0] >= 0.3).astype(np.int64)),
+    ("threshold 0.75", lambda X: (X[:, 0] > 0.75).astype(np.int64)),
+    ("const 0", lambda X: np.zeros(X.shape[0], dtype=np.int64)),
+    ("const 1", lambda X: np.ones(X.shape[0], dtype=np.int64)),
+    ("parity", lambda X: (np.sin(1000 * X[:, 0]) > 0).astype(np.int64)),
+])
+def test_grid_exact_error_matches_monte_carlo(kwargs, name, predict):
+    pop = GridThresholds(**kwargs)
+    err, se = pop.true_error(predict)
+    assert se == 0.0 and 0.0 <= err <= 1.0
+    n = 100000
+    mc = _grid_mc_error(pop, predict, n, seed=3)
+    assert abs(mc - err) <= _binom_tol(err, n), name
+
+
+def test_grid_exact_error_by_hand_and_target():
+    pop = GridThresholds(T=11, w_pub=0.4, cut=0.5)
+    # Grid 0, 0.1, ..., 1: negatives 0..0.4 (5 points), positives 0.5..1 (6 points).
+    assert pop.n_negative == 5
+    assert pop.true_error(lambda X: (X[:, 0] >= 0.3).astype(int)) == (pytest.approx(0.4 * 2 / 5),
+                                                                       0.0)
+    assert pop.true_error(lambda X: (X[:, 0] >= 0.7).astype(int))[0] == pytest.approx(0.6 * 2 / 6)
+    assert pop.true_error(lambda X: np.zeros(len(X), int))[0] == pytest.approx(0.6)
+    assert pop.true_error(pop.target_predict) == (0.0, 0.0)
+    # n_test and random_state are ignored.
+    assert pop.true_error(pop.target_predict, n_test=5, random_state=1) == (0.0, 0.0)
+    # A cut exactly on a grid point puts that point on the positive side.
+    assert GridThresholds(T=5, cut=0.25).n_negative == 1
+    assert GridThresholds(T=5, cut=0.2500001).n_negative == 2
+    assert GridThresholds(T=4, cut=1 / 3).n_negative == 1  # 1/3 is a grid point (k = 1)
+
+
+def test_grid_large_T_is_chunked():
+    T = 2 ** 22
+    pop = GridThresholds(T=T, w_pub=0.3, cut=0.6)
+    calls = []
+
+    def predict(X):
+        calls.append(X.shape)
+        return (X[:, 0] >= 0.5).astype(np.int64)
+
+    err, se = pop.true_error(predict)
+    assert se == 0.0
+    assert all(shape[1] == 1 and shape[0] <= 2 ** 20 for shape in calls)
+    assert sum(shape[0] for shape in calls) == T
+    # False positives: grid points in [0.5, 0.6) among the negatives.
+    k = np.arange(T)
+    g = k / (T - 1)
+    neg = g < 0.6
+    assert pop.n_negative == int(neg.sum())
+    expected = 0.3 * np.mean(g[neg] >= 0.5)
+    assert err == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("w_pub", [0.0, 0.25, 1.0])
+def test_grid_sampling_proportions_and_support(w_pub):
+    T, n = 20, 40000
+    pop = GridThresholds(T=T, w_pub=w_pub, cut=0.33)
+    X, y, public = pop.sample(n, random_state=4)
+    assert X.shape == (n, 1) and X.dtype == np.float64
+    assert y.dtype == np.int64 and public.dtype == np.bool_
+    assert abs(public.mean() - w_pub) <= _binom_tol(w_pub, n)
+    np.testing.assert_array_equal(y, (~public).astype(np.int64))  # label-determined
+    np.testing.assert_array_equal(pop.target_predict(X), y)  # realizable
+    k = np.rint(X[:, 0] * (T - 1)).astype(int)
+    np.testing.assert_array_equal(X[:, 0], k / (T - 1))  # exactly on the grid
+    t0 = pop.n_negative
+    assert t0 == 7  # 6/19 < 0.33 <= 7/19
+    counts = np.bincount(k, minlength=T)
+    for lo, hi, m in ((0, t0, public.sum()), (t0, T, (~public).sum())):
+        if m:
+            p = 1.0 / (hi - lo)
+            assert np.all(np.abs(counts[lo:hi] / m - p) <= _binom_tol(p, m))
+    assert np.all(k[public] < t0) and np.all(k[~public] >= t0)
+
+
+def test_grid_reproducible_api_and_params():
+    pop = GridThresholds(T=100, w_pub=0.3, cut=0.42)
+    a, b, c = (pop.sample(500, random_state=s) for s in (7, 7, 8))
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+    assert not np.array_equal(a[0], c[0])
+    np.testing.assert_array_equal(pop.sample(500, random_state=np.random.default_rng(7))[0], a[0])
+    assert pop.d == 1 and pop.opt() == 0.0 and pop.realizable
+    assert pop.params() == {"T": 100, "w_pub": 0.3, "cut": 0.42, "support": None}
+    assert GridThresholds(**pop.params()).params() == pop.params()
+    assert "GridThresholds(" in repr(pop)
+    assert pop.label_probabilities() == pytest.approx((0.3, 0.7))
+    np.testing.assert_array_equal(pop.grid()[:, 0], np.arange(100) / 99)
+    assert pop.sample(0, random_state=0)[0].shape == (0, 1)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(T=1), "T"), (dict(T=0), "T"), (dict(T=2.0), "T"), (dict(T=True), "T"),
+    (dict(w_pub=-0.1), "w_pub"), (dict(w_pub=1.5), "w_pub"),
+    (dict(cut=0.0), "cut"), (dict(cut=1.0), "cut"), (dict(cut=float("nan")), "cut"),
+    (dict(cut="0.5"), "cut"), (dict(cut=True), "cut"),
+])
+def test_grid_constructor_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        GridThresholds(**kwargs)
+
+
+def test_grid_method_validation():
+    pop = GridThresholds(T=8)
+    with pytest.raises(ValueError, match="n must"):
+        pop.sample(-1)
+    with pytest.raises(ValueError, match="random_state"):
+        pop.sample(3, random_state="x")
+    with pytest.raises(ValueError, match="predict"):
+        pop.true_error("not callable")
+    with pytest.raises(ValueError, match="predict returned shape"):
+        pop.true_error(lambda X: np.zeros(3))
+    with pytest.raises(ValueError, match="labels"):
+        pop.true_error(lambda X: np.full(X.shape[0], 2))
+    with pytest.raises(ValueError, match="features"):
+        pop.target_predict(np.zeros((3, 2)))
+
+
+# -- the rule attaining OPT (paired excess-error estimate) -----------------------------------
+
+@pytest.mark.parametrize("d,w_pub", [(1, 0.5), (2, 0.5), (2, 0.2), (3, 0.7)])
+def test_opt_predict_attains_opt(d, w_pub):
+    pop = GaussianClusters(d=d, w_pub=w_pub, margin=None, geometry_seed=3)
+    err, se = pop.true_error(pop.opt_predict, n_test=400_000, random_state=11)
+    assert pop.opt() > 0.01
+    assert abs(err - pop.opt()) <= 4 * se + 1e-4
+    # and it is no worse than the target halfspace and the two constants
+    target, _ = pop.true_error(pop.target_predict, n_test=400_000, random_state=11)
+    assert err <= target + 1e-12
+    assert err <= min(pop.label_probabilities()) + 1e-12
+
+
+def test_opt_predict_is_the_target_when_realizable():
+    pop = GaussianClusters(d=2, margin=0.1)
+    X, _, _ = pop.sample(1000, random_state=0)
+    np.testing.assert_array_equal(pop.opt_predict(X), pop.target_predict(X))
+
+
+def test_opt_predict_of_a_degenerate_population_is_a_constant():
+    pop = GaussianClusters(d=1, w_pub=1.0, margin=None)   # every label is 0
+    X, y, _ = pop.sample(50, random_state=0)
+    assert pop.opt() == 0.0
+    np.testing.assert_array_equal(pop.opt_predict(X), y)
+
+
+# -- GridThresholds with a small support (the hard instances of the fully private bound) -----
+
+@pytest.mark.parametrize("T,support", [(4, 1), (64, 4), (2**16, 4), (9, 100)])
+def test_grid_support_sampling_and_exact_error(T, support):
+    pop = GridThresholds(T=T, w_pub=0.3, cut=0.5, support=support)
+    X, y, public = pop.sample(4000, random_state=1)
+    k = np.rint(X[:, 0] * (T - 1)).astype(int)
+    n_neg = pop.n_negative
+    assert (k[public] < n_neg).all() and (k[public] >= n_neg - support).all()
+    assert (k[~public] >= n_neg).all() and (k[~public] < n_neg + support).all()
+    assert len(np.unique(k)) <= 2 * support
+    # exact error of a threshold one grid point off the cut vs a Monte Carlo estimate
+    off = (n_neg - 1) / (T - 1)
+    rule = lambda Z: (Z[:, 0] >= off).astype(np.int64)  # noqa: E731
+    exact, se = pop.true_error(rule)
+    assert se == 0.0
+    Xt, yt, _ = pop.sample(200_000, random_state=2)
+    mc = np.mean(rule(Xt) != yt)
+    assert abs(exact - mc) < 4 * math.sqrt(max(exact, 1e-3) / 200_000) + 1e-12
+    assert exact == pytest.approx(0.3 / min(support, n_neg))
+
+
+def test_grid_support_validation():
+    with pytest.raises(ValueError, match="support"):
+        GridThresholds(T=16, support=0)
