@@ -219,9 +219,15 @@ def test_make_reproduce_quick_profile(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=900,
     )
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    assert (tmp_path / "res" / "figures" / "c1_realizable.png").stat().st_size > 10_000
-    summary = pd.read_csv(tmp_path / "res" / "c1_realizable" / "summary.csv")
+    res_dir = tmp_path / "res"
+    for fig in ("c1_realizable", "c2_agnostic", "c3_epsilon", "c4_dimension", "c5_mixture_weight",
+                "c8_relaxations", "c9_domain", "c10_homogeneity", "real_breast_cancer"):
+        assert (res_dir / "figures" / f"{fig}.png").stat().st_size > 10_000, fig
+    summary = pd.read_csv(res_dir / "c1_realizable" / "summary.csv")
     assert set(summary["learner"]) == {"ppm", "erm"} and set(summary["d"]) == {1, 2}
+    table = pd.read_csv(res_dir / "summary.csv")
+    assert list(table["claim"][:10]) == [f"C{i}" for i in range(1, 11)]
+    assert not table["verdict"].str.contains("not run").any()
 
 
 def test_notebook_runs_on_results(tmp_path):
