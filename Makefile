@@ -25,7 +25,13 @@ EXPERIMENTS ?= c1_realizable_d1 c1_realizable_d2 c2_agnostic c3_epsilon_d1 c3_ep
 	c4_dimension_d3 c4_dimension_eps10 c5_mixture_weight c8_eta c8_label_mix c9_domain c10_homogeneity \
 	real_breast_cancer
 # Exact audits of C6 (privacy) and C7 (Helly): random instances per claim.
-AUDIT_INSTANCES := $(if $(filter quick,$(PROFILE)),60,300)
+AUDIT_INSTANCES := $(if $(filter quick,$(PROFILE)),40,300)
+# Default: the joblib launcher runs N_JOBS cells at once. Quick cells are tiny, so there the
+# cells run one after another and N_JOBS workers share the trials of each cell (one worker pool
+# per sweep instead of one per cell batch: less start-up time).
+PARALLEL := $(if $(filter quick,$(PROFILE)),hydra.launcher.n_jobs=1 n_jobs=$(N_JOBS),hydra.launcher.n_jobs=$(N_JOBS))
+# Bootstrap replicates of every slope interval in the figures.
+N_BOOT := $(if $(filter quick,$(PROFILE)),100,300)
 
 # Jobs run in parallel processes: keep BLAS single-threaded in each (2-core machine).
 export OMP_NUM_THREADS := 1
@@ -54,9 +60,9 @@ reproduce: $(STAMP)
 	  rm -rf $(OUTPUTS)/$$exp; \
 	  echo "== sweep $${exp}$(SUFFIX)"; \
 	  $(PY) -m experiments.run --multirun experiment=$${exp}$(SUFFIX) results_root=$(RESULTS) \
-	    hydra.sweep.dir=$(OUTPUTS)/$$exp hydra.launcher.n_jobs=$(N_JOBS) $(ARGS); \
-	  $(PY) -m scripts.aggregate $(OUTPUTS)/$$exp --out $(RESULTS)/$$exp; \
-	done
+	    hydra.sweep.dir=$(OUTPUTS)/$$exp $(PARALLEL) $(ARGS); \
+	done; \
+	$(PY) -m scripts.aggregate $(addprefix $(OUTPUTS)/,$(EXPERIMENTS)) --out-root $(RESULTS)
 	$(MAKE) --no-print-directory audit figures RESULTS=$(RESULTS) PROFILE=$(PROFILE)
 
 audit: $(STAMP)
@@ -65,7 +71,7 @@ audit: $(STAMP)
 # Figures and the verdict table from the aggregated CSVs (no experiment is rerun).
 figures: $(STAMP)
 	$(PY) -m scripts.plot_c1 --results $(RESULTS)
-	$(PY) -m scripts.figures --results $(RESULTS)
+	$(PY) -m scripts.figures --results $(RESULTS) --n-boot $(N_BOOT)
 	$(PY) -m scripts.summary --results $(RESULTS)
 
 bench: $(STAMP)

@@ -1,6 +1,7 @@
 """Collect the per-job ``trials.csv`` of one sweep into a tidy table and its ``n_hat`` table.
 
     python -m scripts.aggregate outputs/<experiment> --out results/<experiment>
+    python -m scripts.aggregate outputs/<exp1> outputs/<exp2> ... --out-root results
 
 Writes ``<out>/trials.csv`` (one row per trial and learner, every config value a column) and
 ``<out>/n_hat.csv`` (SPEC section 5: ``n_hat(alpha, beta)`` with Clopper-Pearson-derived
@@ -86,11 +87,19 @@ def aggregate(sweep_dir: Path, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sweep_dir", type=Path)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("sweep_dirs", type=Path, nargs="+")
+    out = parser.add_mutually_exclusive_group(required=True)
+    out.add_argument("--out", type=Path, help="output directory (one sweep)")
+    out.add_argument("--out-root", type=Path,
+                     help="write each sweep to <out-root>/<sweep dir name> (several sweeps, one "
+                          "process: saves the interpreter start-up per sweep)")
     args = parser.parse_args(argv)
-    df, nh = aggregate(args.sweep_dir, args.out)
-    print(f"{args.out}: {len(df)} trial rows, {len(nh)} n_hat rows")
+    if args.out is not None and len(args.sweep_dirs) > 1:
+        parser.error("--out takes one sweep directory; use --out-root for several")
+    for sweep in args.sweep_dirs:
+        dest = args.out if args.out is not None else args.out_root / sweep.name
+        df, nh = aggregate(sweep, dest)
+        print(f"{dest}: {len(df)} trial rows, {len(nh)} n_hat rows")
 
 
 if __name__ == "__main__":

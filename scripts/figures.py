@@ -846,7 +846,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--only", nargs="*", choices=sorted(FIGURES), default=None)
+    parser.add_argument("--n-boot", type=int, default=N_BOOT,
+                        help="bootstrap replicates per slope interval (precision vs time)")
     args = parser.parse_args(argv)
+    globals()["N_BOOT"] = args.n_boot  # read by every figure function
     for name in args.only or FIGURES:
         rows = FIGURES[name](args.results)
         if rows is None:

@@ -274,3 +274,27 @@ def test_excess_error_is_paired_against_the_optimal_rule(tmp_path):
                                  f"results_root={tmp_path}"]))
     assert (rea["opt_test"] == 0).all()
     assert np.array_equal(rea["excess_error"], rea["error"])
+
+
+@pytest.mark.parametrize("experiment", ["c3_epsilon_d1", "c9_domain", "real_breast_cancer"])
+def test_fast_sweep_validation_equals_composition(experiment):
+    """The callback's shortcut (patching the composed base config) gives exactly the config
+    that composing the job gives."""
+    from omegaconf import OmegaConf
+
+    from experiments.callbacks import _apply_value_overrides
+
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        base = compose(config_name="config", overrides=[f"experiment={experiment}"])
+        params = {k: str(v).split(",")[-1] for k, v in base.hydra.sweeper.params.items()} \
+            if "hydra" in base else {}
+        job = [f"{k}={v}" for k, v in params.items()] or ["n=7"]
+        fast = _apply_value_overrides(base, job)
+        full = compose(config_name="config", overrides=[f"experiment={experiment}", *job])
+    assert fast is not None
+    full = OmegaConf.to_container(full, resolve=True)
+    full.pop("hydra", None)
+    assert OmegaConf.to_container(fast, resolve=True) == full
+    with pytest.raises(Exception):
+        _apply_value_overrides(base, ["population.nope=3"]) or (_ for _ in ()).throw(KeyError())
