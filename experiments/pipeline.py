@@ -249,6 +249,13 @@ def run(cfg) -> pd.DataFrame:
                 pass
     frames = [pd.read_csv(_trial_path(cell_dir, t)) for t in range(spec["trials"])]
     df = pd.concat(frames, ignore_index=True)
+    # Trials cached by another experiment carry that experiment's execution-only settings
+    # (which cannot change a result); report this run's, so a table never mixes them.
+    for label, est_cfg in _estimators(spec):
+        rows = df["learner"] == label
+        for param in _LEARNER_EXECUTION_PARAMS:
+            if param in est_cfg and f"learner.{param}" in df.columns:
+                df.loc[rows, f"learner.{param}"] = est_cfg[param]
     df.insert(0, "experiment_name", spec["experiment_name"])
     df.insert(1, "claim", spec["claim"])
     df["cell_key"] = key

@@ -158,10 +158,13 @@ class GridExponentialMechanism(ClassifierMixin, BaseEstimator):
         self.high = high
         self.random_state = random_state
 
+    def _check_params(self):
+        """Validate the parameters (also called by the pipeline before any work starts)."""
+        return check_epsilon(self.epsilon), *check_grid(self.T, self.low, self.high)
+
     def fit(self, X, y, public=None):
         """Fit on all examples as private; ``public`` is accepted and ignored."""
-        epsilon = check_epsilon(self.epsilon)
-        T, low, high = check_grid(self.T, self.low, self.high)
+        epsilon, T, low, high = self._check_params()
         rng = check_random_state(self.random_state)
         X = check_X(X)
         if X.shape[1] != 1:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
 
-from experiments.pipeline import write_csv_atomic
+from experiments.pipeline import _LEARNER_EXECUTION_PARAMS, write_csv_atomic
 from ppm.sample_complexity import empirical_sample_complexity
 
 ERROR_COL = "excess_error"
@@ -30,10 +30,18 @@ _NOT_CONFIG = {"trial", "n", "n_pub", "n_priv", "error", "error_se", "opt", "opt
 
 
 def curve_columns(df: pd.DataFrame) -> list[str]:
-    """``learner`` plus the config columns that take more than one value in ``df``."""
-    cols = [c for c in df.columns if c not in _NOT_CONFIG and c != "learner"]
+    """``learner`` plus the config columns that take more than one value in ``df``.
+
+    Settings that only choose how the exact mechanism is computed (``learner.method``, ...)
+    never identify a curve: every backend returns the same hypotheses.
+    """
+    cols = [c for c in df.columns if c not in _NOT_CONFIG and c != "learner"
+            and c not in _EXECUTION_COLUMNS]
     varying = [c for c in cols if df[c].nunique(dropna=False) > 1]
     return ["learner", *varying]
+
+
+_EXECUTION_COLUMNS = {f"learner.{p}" for p in _LEARNER_EXECUTION_PARAMS}
 
 
 def unique_trials(df: pd.DataFrame) -> pd.DataFrame:

@@ -159,7 +159,9 @@ def main(argv=None) -> None:
 def markdown_table(df: pd.DataFrame) -> str:
     """A GitHub markdown table (3 significant digits for floats)."""
     def fmt(v):
-        return f"{v:.3g}" if isinstance(v, (float, np.floating)) else str(v)
+        if isinstance(v, (float, np.floating)):
+            return "–" if np.isnan(v) else f"{v:.3g}"
+        return str(v).replace("|", "\\|")  # a literal | would split the cell
     lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
     lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join(lines) + "\n"

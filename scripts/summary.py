@@ -151,7 +151,7 @@ def main(argv=None) -> None:
     details = collect(args.results)
     table = verdict_table(details)
     write_csv_atomic(table, args.results / "summary.csv")
-    cols = ["claim", "paper", "measured", "looseness", "verdict", "figure"]
+    cols = ["claim", "paper", "measured", "theory", "looseness", "verdict", "figure"]
     (args.results / "summary.md").write_text(markdown_table(table[cols]))
     (args.results / "summary_details.md").write_text(markdown_table(
         details[["claim", "setting", "measured", "theory", "looseness", "verdict"]]))

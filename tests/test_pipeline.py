@@ -298,3 +298,32 @@ def test_fast_sweep_validation_equals_composition(experiment):
     assert OmegaConf.to_container(fast, resolve=True) == full
     with pytest.raises(Exception):
         _apply_value_overrides(base, ["population.nope=3"]) or (_ for _ in ()).throw(KeyError())
+
+
+def test_cached_trials_report_this_runs_execution_settings(tmp_path):
+    """A cell reused from another experiment's cache (same key: execution-only settings do not
+    enter it) reports the current run's execution settings, and curves never split on them."""
+    first = pipeline.run(_compose(["population.d=1", "n=20", "trials=2", "n_test=300",
+                                   f"results_root={tmp_path}", "learner.max_hypotheses=1e9"]))
+    second = pipeline.run(_compose(["population.d=1", "n=20", "trials=2", "n_test=300",
+                                    f"results_root={tmp_path}", "learner.max_hypotheses=5e9"]))
+    assert (first["cell_key"] == second["cell_key"]).all()
+    assert (first["learner.max_hypotheses"] == 1e9).all()
+    assert (second["learner.max_hypotheses"] == 5e9).all()
+    assert second["fit_seconds"].equals(first["fit_seconds"])  # served from the cache
+    both = pd.concat([first, second.assign(n=40)], ignore_index=True)
+    assert "learner.max_hypotheses" not in curve_columns(both)
+
+
+@pytest.mark.parametrize("experiment,override,match", [
+    ("c9_domain", "baselines.fully_private.T=1", "fully_private"),
+    ("c10_homogeneity", "baselines.semi_private.labels=public", "semi_private"),
+    ("real_breast_cancer", "baselines.dp_logistic.data_norm=-1", "dp_logistic"),
+    ("real_breast_cancer", "population.features=[nope]", "population"),
+    ("c9_domain", "population.support=0", "population"),
+])
+def test_bad_baseline_or_population_values_fail_before_work(experiment, override, match, tmp_path):
+    cfg = _compose([f"experiment={experiment}", override, f"results_root={tmp_path}"])
+    with pytest.raises(ValueError, match=match):
+        pipeline.validate_config(cfg)
+    assert not (tmp_path / "cache").exists()
