@@ -165,8 +165,12 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
         test_seed = _seed(base + [1])
         opt_test = math.nan
         if hasattr(population, "opt_predict"):
-            opt_test, _ = population.true_error(population.opt_predict, n_test=spec["n_test"],
-                                                random_state=test_seed)
+            if getattr(population, "realizable", False):
+                opt_test = 0.0  # the target errs nowhere: no second pass over the test sample
+            else:
+                opt_test, _ = population.true_error(population.opt_predict,
+                                                    n_test=spec["n_test"],
+                                                    random_state=test_seed)
         rows = []
         for label, est_cfg in _estimators(spec):
             learner_seed = _seed(base + [2, *_words([label, _output_params(est_cfg)])])

@@ -193,7 +193,21 @@ def _check_fitted(est, attr: str = "coef_"):
         raise NotFittedError(f"This {type(est).__name__} instance is not fitted yet; call fit first")
 
 
-class ERMHalfspace(ClassifierMixin, BaseEstimator):
+class _LinearRule:
+    """Prediction of a fitted halfspace rule ``1[<coef_, x> + intercept_ > 0]``."""
+
+    def decision_function(self, X):
+        """``<coef_, x> + intercept_`` (predict 1 iff > 0)."""
+        _check_fitted(self)
+        X = check_X(X, n_features=self.n_features_in_)
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X):
+        """0/1 labels, int64 array of shape (n,)."""
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+
+class ERMHalfspace(_LinearRule, ClassifierMixin, BaseEstimator):
     """Non-private ERM over halfspaces (SPEC 7, "Non-private ERM halfspace").
 
     The class is every ``x -> 1[<coef_, x> + intercept_ > 0]`` (both orientations, since the
@@ -289,17 +303,6 @@ class ERMHalfspace(ClassifierMixin, BaseEstimator):
             return coef, intercept, "enumerate", err
         coef, intercept = _logistic(X, y)
         return coef, intercept, "logistic", None
-
-    def decision_function(self, X):
-        """``<coef_, x> + intercept_`` (predict 1 iff > 0)."""
-        _check_fitted(self)
-        X = check_X(X, n_features=self.n_features_in_)
-        return X @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """0/1 labels, int64 array of shape (n,)."""
-        return (self.decision_function(X) > 0).astype(np.int64)
-
 
 def _lp_separator(X, y):
     """A strict separator ``(coef, intercept)`` via LP feasibility, or None if infeasible.
@@ -407,7 +410,7 @@ def _seed_from(random_state) -> int:
     return int(check_random_state(random_state).integers(0, 2 ** 32 - 1))
 
 
-class _ScaledLinearModel(ClassifierMixin, BaseEstimator):
+class _ScaledLinearModel(_LinearRule, ClassifierMixin, BaseEstimator):
     """Shared prediction of a linear rule fitted on publicly scaled features.
 
     ``coef_`` and ``intercept_`` are expressed in the ORIGINAL feature space:
@@ -421,16 +424,6 @@ class _ScaledLinearModel(ClassifierMixin, BaseEstimator):
         self.coef_ = np.asarray(w, dtype=float) / scale
         self.intercept_ = float(b - self.coef_ @ center)
         self.n_features_in_ = n_features
-
-    def decision_function(self, X):
-        """``<coef_, x> + intercept_`` (predict 1 iff > 0)."""
-        _check_fitted(self)
-        X = check_X(X, n_features=self.n_features_in_)
-        return X @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """0/1 labels, int64 array of shape (n,)."""
-        return (self.decision_function(X) > 0).astype(np.int64)
 
 
 class LogisticRegressionBaseline(_ScaledLinearModel):

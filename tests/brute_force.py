@@ -34,3 +34,21 @@ def erm_halfspace_errors(X: np.ndarray, y: np.ndarray) -> int:
             if strictly_separable(X, labels):
                 return k
     raise AssertionError("unreachable: a constant labeling is always separable")
+
+
+def label_determined_instance(seed: int, d: int, n: int, w_pub: float = 0.5,
+                              degenerate: str = ""):
+    """A small random PPM sample (private <=> label 1), optionally degenerate: duplicate,
+    collinear or integer-grid points."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    public = rng.random(n) < w_pub
+    if degenerate == "duplicates" and n > 2:
+        X[1] = X[0]
+        X[2] = X[0]
+    elif degenerate == "collinear" and d >= 2:
+        X[:, 1] = 0.5 * X[:, 0] + 1.0
+    elif degenerate == "grid":
+        X = rng.integers(-2, 3, size=(n, d)).astype(float)
+    y = (~public).astype(int)
+    return X, y, public

@@ -21,21 +21,7 @@ from ppm.semi_private import (
     semi_private_cover,
 )
 from tests.brute_force import erm_halfspace_errors, strictly_separable
-
-
-def _instance(seed: int, d: int, n: int, w_pub: float = 0.5, degenerate: str = ""):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    public = rng.random(n) < w_pub
-    if degenerate == "duplicates" and n > 2:
-        X[1] = X[0]
-        X[2] = X[0]
-    elif degenerate == "collinear" and d >= 2:
-        X[:, 1] = 0.5 * X[:, 0] + 1.0
-    elif degenerate == "grid":
-        X = rng.integers(-2, 3, size=(n, d)).astype(float)
-    y = (~public).astype(int)  # label-determined privacy: private <=> label 1
-    return X, y, public
+from tests.brute_force import label_determined_instance as _instance
 
 
 # -- an independent, plain-Python model of the cover and the scores --------------------------
