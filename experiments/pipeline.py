@@ -122,9 +122,9 @@ def validate_config(cfg) -> dict:
             est = _build(est_cfg, random_state=0)
         except Exception as exc:
             raise ValueError(f"invalid config for learner {label!r}: {_root_message(exc)}") from exc
-        if hasattr(est, "_check_params"):
+        if hasattr(est, "_validate_params"):  # every learner's one validation entry point
             try:
-                est._check_params()
+                est._validate_params()
             except ValueError as exc:
                 raise ValueError(f"invalid config for learner {label!r}: {exc}") from exc
     return spec
@@ -210,13 +210,16 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def write_csv_atomic(df: pd.DataFrame, path: Path) -> None:
-    """Write a CSV via a temporary file and a rename: readers never see a partial file."""
+def write_csv_atomic(df: pd.DataFrame, path: Path, **to_csv) -> None:
+    """Write a CSV via a temporary file and a rename: readers never see a partial file.
+
+    ``to_csv``: further arguments of ``DataFrame.to_csv`` (e.g. ``float_format``).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     os.close(fd)
     try:
-        df.to_csv(tmp, index=False)
+        df.to_csv(tmp, index=False, **to_csv)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

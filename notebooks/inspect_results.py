@@ -30,17 +30,24 @@ if "ipykernel" not in sys.modules:
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ppm.sample_complexity import empirical_sample_complexity
+# The repository root (this notebook may be opened from notebooks/): the claim registry lives
+# there, beside ppm/.
+ROOT = Path.cwd() if (Path.cwd() / "claims").is_dir() else Path.cwd().parent
+sys.path.insert(0, str(ROOT))
+from claims.registry import CLAIMS, experiments  # noqa: E402
+from ppm.sample_complexity import empirical_sample_complexity  # noqa: E402
 
 ARGS = [a for a in sys.argv[1:] if not a.startswith("-") and not a.endswith(".json")]
-RESULTS = Path(ARGS[0]) if ARGS else Path("results")
-if not RESULTS.exists():  # opened from notebooks/
-    RESULTS = Path("..") / RESULTS
+RESULTS = Path(ARGS[0]) if ARGS else ROOT / "results"
 
-trials = pd.concat(
-    [pd.read_csv(p, low_memory=False) for p in sorted(RESULTS.glob("*/trials.csv"))],
-    ignore_index=True,
-)
+# The experiments of every registered claim (claims.registry), then any other aggregated sweep.
+for claim in CLAIMS:
+    print(f"{claim.id}: {claim.statement} <- {', '.join(claim.experiments) or 'exact audits'}")
+others = sorted(p.parent.name for p in RESULTS.glob("*/trials.csv"))
+names = [e for e in dict.fromkeys([*experiments(), *others])
+         if (RESULTS / e / "trials.csv").exists()]
+trials = pd.concat([pd.read_csv(RESULTS / e / "trials.csv", low_memory=False) for e in names],
+                   ignore_index=True)
 print(trials.groupby(["experiment_name", "learner"]).size().to_string())
 
 # %% [markdown]

@@ -25,7 +25,8 @@ import warnings
 import numpy as np
 from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_epsilon, check_labelled_data, check_random_state, check_X
 
@@ -188,17 +189,12 @@ def _realise_line(X, y, pivot, members, orient, direction):
 # ---------------------------------------------------------------------------------------------
 # Estimators
 # ---------------------------------------------------------------------------------------------
-def _check_fitted(est, attr: str = "coef_"):
-    if not hasattr(est, attr):
-        raise NotFittedError(f"This {type(est).__name__} instance is not fitted yet; call fit first")
-
-
 class _LinearRule:
     """Prediction of a fitted halfspace rule ``1[<coef_, x> + intercept_ > 0]``."""
 
     def decision_function(self, X):
         """``<coef_, x> + intercept_`` (predict 1 iff > 0)."""
-        _check_fitted(self)
+        check_is_fitted(self, "coef_")
         X = check_X(X, n_features=self.n_features_in_)
         return X @ self.coef_ + self.intercept_
 
@@ -244,15 +240,19 @@ class ERMHalfspace(_LinearRule, ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, method="auto", random_state=None):
+    def __init__(self, *, method="auto", random_state=None):
         self.method = method
         self.random_state = random_state
 
-    def fit(self, X, y, public=None):
-        """Fit on all examples; ``public`` is accepted and ignored (non-private baseline)."""
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter."""
         if self.method not in _ERM_METHODS:
             raise ValueError(f"method must be one of {_ERM_METHODS}, got {self.method!r}")
         check_random_state(self.random_state)
+
+    def fit(self, X, y, public=None):
+        """Fit on all examples; ``public`` is accepted and ignored (non-private baseline)."""
+        self._validate_params()
         X, y, _ = check_labelled_data(X, y, public)
         n, d = X.shape
         if self.method == "threshold" and d != 1:
@@ -364,6 +364,12 @@ class PublicOnly(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    def __init__(self):  # no parameters (explicit, so get_params sees an empty signature)
+        pass
+
+    def _validate_params(self) -> None:
+        """No parameters."""
+
     def fit(self, X, y, public=None):
         """``public=None`` means every example is public (``check_labelled_data`` convention)."""
         X, y, public = check_labelled_data(X, y, public)
@@ -375,7 +381,7 @@ class PublicOnly(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The constant ``label_``, int64 array of shape (n,)."""
-        _check_fitted(self, "label_")
+        check_is_fitted(self, "label_")
         X = check_X(X, n_features=self.n_features_in_)
         return np.full(X.shape[0], self.label_, dtype=np.int64)
 
@@ -452,18 +458,19 @@ class LogisticRegressionBaseline(_ScaledLinearModel):
     n_features_in_ : int
     """
 
-    def __init__(self, C=1.0, random_state=None):
+    def __init__(self, *, C=1.0, random_state=None):
         self.C = C
         self.random_state = random_state
 
-    def _check_params(self):
-        """Validated ``C`` (also called by the pipeline's config validation)."""
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (also called by the pipeline)."""
+        check_epsilon(self.C, "C")
         check_random_state(self.random_state)
-        return check_epsilon(self.C, "C")
 
     def fit(self, X, y, public=None):
         """Fit on all examples; the scaling uses the public ones only."""
-        C = self._check_params()
+        self._validate_params()
+        C = float(self.C)
         seed = _seed_from(self.random_state)
         X, y, public = check_labelled_data(X, y, public)
         n, d = X.shape
@@ -527,21 +534,23 @@ class DPLogisticRegression(_ScaledLinearModel):
     n_features_in_ : int
     """
 
-    def __init__(self, epsilon=1.0, data_norm=3.0, C=1.0, random_state=None):
+    def __init__(self, *, epsilon=1.0, data_norm=3.0, C=1.0, random_state=None):
         self.epsilon = epsilon
         self.data_norm = data_norm
         self.C = C
         self.random_state = random_state
 
-    def _check_params(self):
-        """Validated ``(epsilon, data_norm, C)`` (also called by the pipeline's config check)."""
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (also called by the pipeline)."""
+        check_epsilon(self.epsilon)
+        check_epsilon(self.data_norm, "data_norm")
+        check_epsilon(self.C, "C")
         check_random_state(self.random_state)
-        return (check_epsilon(self.epsilon), check_epsilon(self.data_norm, "data_norm"),
-                check_epsilon(self.C, "C"))
 
     def fit(self, X, y, public=None):
         """Fit treating every example as private; the scaling uses the public ones only."""
-        epsilon, data_norm, C = self._check_params()
+        self._validate_params()
+        epsilon, data_norm, C = float(self.epsilon), float(self.data_norm), float(self.C)
         seed = _seed_from(self.random_state)
         X, y, public = check_labelled_data(X, y, public)
         n, d = X.shape

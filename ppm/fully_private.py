@@ -46,7 +46,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
     check_epsilon,
@@ -151,20 +151,24 @@ class GridExponentialMechanism(ClassifierMixin, BaseEstimator):
         Always 1.
     """
 
-    def __init__(self, epsilon=1.0, T=64, low=0.0, high=1.0, random_state=None):
+    def __init__(self, *, epsilon=1.0, T=64, low=0.0, high=1.0, random_state=None):
         self.epsilon = epsilon
         self.T = T
         self.low = low
         self.high = high
         self.random_state = random_state
 
-    def _check_params(self):
-        """Validate the parameters (also called by the pipeline before any work starts)."""
-        return check_epsilon(self.epsilon), *check_grid(self.T, self.low, self.high)
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (called by ``fit`` and by the
+        pipeline before any work starts)."""
+        check_epsilon(self.epsilon)
+        check_grid(self.T, self.low, self.high)
+        check_random_state(self.random_state)
 
     def fit(self, X, y, public=None):
         """Fit on all examples as private; ``public`` is accepted and ignored."""
-        epsilon, T, low, high = self._check_params()
+        self._validate_params()
+        epsilon, (T, low, high) = float(self.epsilon), check_grid(self.T, self.low, self.high)
         rng = check_random_state(self.random_state)
         X = check_X(X)
         if X.shape[1] != 1:
@@ -191,9 +195,7 @@ class GridExponentialMechanism(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """0/1 labels (int64) by the selected inequality."""
-        if not hasattr(self, "hypothesis_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet; call fit first")
+        check_is_fitted(self, "hypothesis_")
         X = check_X(X, n_features=self.n_features_in_)
         x = X[:, 0]
         kind = self.hypothesis_[0]

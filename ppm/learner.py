@@ -15,6 +15,8 @@ Sampling is exact over all of ``G`` (no approximation), streamed without materia
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_epsilon, check_labelled_data, check_random_state, check_X
 from .halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
@@ -45,7 +47,7 @@ def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
     return BlockedScorer(B, y, d, block_elements=block_elements)
 
 
-class PPMHalfspaceLearner:
+class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
     """``LearnHalf`` (Algorithm 2): epsilon-DP w.r.t. private examples, improper, exact.
 
     Parameters
@@ -87,7 +89,7 @@ class PPMHalfspaceLearner:
         ``|G|``. ``n_halfspaces_`` is ``|C_pub|``; ``n_pub_``, ``n_priv_`` the split sizes.
     """
 
-    def __init__(self, epsilon: float = 1.0, random_state=None, method: str = "auto",
+    def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
                  rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,
                  max_hypotheses: float = 1e11):
         self.epsilon = epsilon
@@ -97,7 +99,9 @@ class PPMHalfspaceLearner:
         self.block_elements = block_elements
         self.max_hypotheses = max_hypotheses
 
-    def _check_params(self):
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
+        called by ``fit`` and by the pipeline before any work starts)."""
         check_epsilon(self.epsilon)
         check_rel_tol(self.rel_tol)
         if self.method not in _METHODS:
@@ -106,11 +110,12 @@ class PPMHalfspaceLearner:
             raise ValueError(f"block_elements must be a positive int, got {self.block_elements!r}")
         if not (isinstance(self.max_hypotheses, (int, float)) and self.max_hypotheses >= 1):
             raise ValueError(f"max_hypotheses must be a number >= 1, got {self.max_hypotheses!r}")
-        return check_random_state(self.random_state)
+        check_random_state(self.random_state)
 
     def fit(self, X, y, public):
         """Fit on a PPM sample; ``public[i]`` is True for a public example."""
-        rng = self._check_params()
+        self._validate_params()
+        rng = check_random_state(self.random_state)
         if public is None:
             raise ValueError("public (boolean mask, True = public example) is required")
         X, y, public = check_labelled_data(X, y, public)
@@ -147,8 +152,7 @@ class PPMHalfspaceLearner:
 
     def predict(self, X) -> np.ndarray:
         """0 inside ``h_1 ∩ ... ∩ h_j ∩ Aff`` of the output hypothesis, 1 elsewhere."""
-        if not hasattr(self, "hypothesis_"):
-            raise ValueError("this PPMHalfspaceLearner is not fitted yet; call fit first")
+        check_is_fitted(self, "hypothesis_")
         X = check_X(X, n_features=self.n_features_in_)
         if not self.hypothesis_:
             return np.ones(X.shape[0], dtype=np.int64)

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_epsilon, check_labelled_data, check_random_state, check_X
 from .halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
@@ -189,23 +189,26 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, epsilon=1.0, rel_tol=DEFAULT_REL_TOL, labels="private",
+    def __init__(self, *, epsilon=1.0, rel_tol=DEFAULT_REL_TOL, labels="private",
                  random_state=None):
         self.epsilon = epsilon
         self.rel_tol = rel_tol
         self.labels = labels
         self.random_state = random_state
 
-    def _check_params(self):
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (called by ``fit`` and by the
+        pipeline before any work starts)."""
         check_epsilon(self.epsilon)
         check_rel_tol(self.rel_tol)
         if self.labels not in _LABELS:
             raise ValueError(f"labels must be one of {_LABELS}, got {self.labels!r}")
+        check_random_state(self.random_state)
 
     def fit(self, X, y, public=None):
         """Fit on a PPM sample; ``public[i]`` is True for a public example (required)."""
-        self._check_params()
-        epsilon = check_epsilon(self.epsilon)
+        self._validate_params()
+        epsilon = float(self.epsilon)
         rng = check_random_state(self.random_state)
         if public is None:
             raise ValueError("public (boolean mask, True = public example) is required: the "
@@ -240,9 +243,7 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """0/1 labels (int64) of the selected rule; membership via ``halfspaces_.contains``."""
-        if not hasattr(self, "rule_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet; call fit first")
+        check_is_fitted(self, "rule_")
         X = check_X(X, n_features=self.n_features_in_)
         kind, index = self.rule_
         if kind == "const1":

@@ -16,8 +16,8 @@ is compared with the exact non-private ERM halfspace
 Lemma 4.5 says ``min_G <= ERM`` always; we count violations, and, as a control that the check
 can fail, how often ``G`` restricted to single halfspaces (j <= 1) is worse than ERM.
 
-Writes ``<results>/c6_privacy/{audit.csv,summary.csv}`` and
-``<results>/c7_helly/{helly.csv,summary.csv}`` (summary rows in the verdict-table format).
+Writes ``<results>/c6_privacy/audit.csv`` and ``<results>/c7_helly/helly.csv``; the verdicts
+(``summary.csv``) are the claims' analyses, ``claims/c6_privacy.py`` and ``claims/c7_helly.py``.
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ from ppm import construct_halfspaces
 from ppm.audit import exact_output_distribution, privacy_loss
 from ppm.baselines import ERMHalfspace
 from ppm.hypothesis_class import ReferenceScorer
-from scripts.plot_c1 import markdown_table
+from claims import c6_privacy, c7_helly
+from claims.base import ResultStore
+from claims.report import write_claim
 
-EPSILONS = (0.1, 1.0, 3.0)
+EPSILONS = c6_privacy.EPSILONS
 
 
 def _instance(rng: np.random.Generator, d: int, n: int):
@@ -103,39 +105,13 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=20201206)
     args = parser.parse_args(argv)
 
-    c6 = audit_c6(args.instances, args.seed)
-    worst = c6.loc[c6["ratio_worst"].idxmax()]
-    c6_row = dict(
-        claim="C6", figure="", setting=f"{len(c6)} random instances, d=1,2, n<=7, "
-        f"epsilon in {EPSILONS}, exact output distributions, adversarial neighbours",
-        paper="epsilon-DP w.r.t. the private examples only (Lemma 4.1)",
-        measured=f"max privacy loss / epsilon = {c6['ratio_worst'].max():.4f} "
-                 f"(at epsilon={worst['epsilon']:g}, d={int(worst['d'])}); loss > epsilon/2 "
-                 f"in {int((c6['ratio_worst'] > 0.5).sum())} of {len(c6)} instances",
-        theory="<= 1", looseness=float("nan"),
-        verdict="holds" if (c6["loss_worst"] <= c6["epsilon"] + 1e-9).all() else "does not hold",
-    )
-    write_csv_atomic(c6, args.results / "c6_privacy" / "audit.csv")
-    write_csv_atomic(pd.DataFrame([c6_row]), args.results / "c6_privacy" / "summary.csv")
-
-    c7 = audit_c7(args.instances, args.seed)
-    d2 = c7[c7.d == 2]
-    c7_row = dict(
-        claim="C7", figure="", setting=f"{len(c7)} random instances, d=1,2, n<=15, exact "
-        "min over G vs exact ERM",
-        paper="G holds a hypothesis at least as good as ERM (Lemma 4.5, Helly)",
-        measured=f"violations {int(c7['violation'].sum())}/{len(c7)}; control: single "
-                 f"halfspaces (j<=1) worse than ERM in {int(d2['single_worse'].sum())}/{len(d2)} "
-                 "d=2 instances",
-        theory="0 violations", looseness=float("nan"),
-        verdict="holds" if not c7["violation"].any() else "does not hold",
-    )
-    write_csv_atomic(c7, args.results / "c7_helly" / "helly.csv")
-    write_csv_atomic(pd.DataFrame([c7_row]), args.results / "c7_helly" / "summary.csv")
-    for row in (c6_row, c7_row):
-        print(f"{row['claim']}: {row['measured']} -> {row['verdict']}")
-        (args.results / ("c6_privacy" if row["claim"] == "C6" else "c7_helly") / "summary.md"
-         ).write_text(markdown_table(pd.DataFrame([row])[["setting", "measured", "verdict"]]))
+    write_csv_atomic(audit_c6(args.instances, args.seed),
+                     args.results / c6_privacy.AUDIT)
+    write_csv_atomic(audit_c7(args.instances, args.seed), args.results / c7_helly.AUDIT)
+    store = ResultStore(args.results)
+    for claim in (c6_privacy.CLAIM, c7_helly.CLAIM):  # their verdicts, as make figures does
+        for row in write_claim(claim, store):
+            print(f"{row.claim}: {row.measured} -> {row.verdict}")
 
 
 if __name__ == "__main__":

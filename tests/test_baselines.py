@@ -436,7 +436,7 @@ def test_logistic_validation(cls, kwargs, match):
     with pytest.raises(ValueError, match=match):
         cls(**kwargs).fit(X, y, public)
     with pytest.raises(ValueError, match=match):
-        cls(**kwargs)._check_params()
+        cls(**kwargs)._validate_params()
 
 
 @pytest.mark.parametrize("cls", _LOGISTIC)

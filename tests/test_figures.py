@@ -1,4 +1,4 @@
-"""Verdict rules of the figure scripts and the verdict table (each case can fail)."""
+"""Verdict rules of the claims and the verdict table (each case can fail)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scripts.figures import mean_ci, paired_difference, upper_bound_verdict
-from scripts.summary import combined_verdict, verdict_table
+from claims.report import verdict_table
+from claims.verdicts import combined_verdict, mean_ci, paired_difference, upper_bound_verdict
 
 
 def _fit(slope, lo, hi, n=5):
@@ -67,9 +67,9 @@ def test_combined_verdict(verdicts, expected):
 def test_verdict_table_has_one_row_per_claim_and_marks_missing_ones():
     details = pd.DataFrame([
         dict(claim="C5", setting="d=1, alpha=0.01", measured="slope 0.1", theory="0",
-             looseness=10.0, verdict="holds", figure="c5_mixture_weight"),
+             looseness=10.0, verdict="holds", figure="c5_mixture_weight", alpha=0.01),
         dict(claim="C5", setting="d=1, alpha=0.02", measured="slope 0.0", theory="0",
-             looseness=30.0, verdict="does not hold", figure="c5_mixture_weight"),
+             looseness=30.0, verdict="does not hold", figure="c5_mixture_weight", alpha=0.02),
     ])
     table = verdict_table(details).set_index("claim")
     assert list(table.index[:10]) == [f"C{i}" for i in range(1, 11)]

@@ -224,7 +224,7 @@ def test_make_reproduce_quick_profile(tmp_path):
                 "c8_relaxations", "c9_domain", "c10_homogeneity", "real_breast_cancer"):
         assert (res_dir / "figures" / f"{fig}.png").stat().st_size > 10_000, fig
     summary = pd.read_csv(res_dir / "c1_realizable" / "summary.csv")
-    assert set(summary["learner"]) == {"ppm", "erm"} and set(summary["d"]) == {1, 2}
+    assert set(summary["claim"]) == {"C1"} and set(summary["d"]) == {1, 2}
     table = pd.read_csv(res_dir / "summary.csv")
     assert list(table["claim"][:10]) == [f"C{i}" for i in range(1, 11)]
     assert not table["verdict"].str.contains("not run").any()
@@ -254,7 +254,7 @@ def test_notebook_runs_on_results(tmp_path):
     ((float("nan"),) * 3 + (1.0, 1.2, 0), "not measured"),
 ])
 def test_c1_verdict_rule(args, expected):
-    from scripts.plot_c1 import verdict
+    from claims.verdicts import verdict
 
     assert verdict(*args) == expected
 

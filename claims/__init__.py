@@ -1,0 +1,7 @@
+"""The paper's claims C1-C10 and the real-data comparison, one module each (see ``registry``).
+
+A claim module exports one :class:`claims.base.Claim`: the paper's statement, the experiment
+configs it reads, ``analyse(results) -> list[VerdictRow]`` and ``plot(results, rows, out_dir)``.
+``claims.registry.CLAIMS`` lists them in the order of the verdict table; the Makefile, the
+scripts and the notebook read that list.
+"""

@@ -1,0 +1,120 @@
+"""What a claim is: its statement, the experiments it reads, its analysis and its figure.
+
+``VerdictRow`` is one measured setting of a claim with real columns (d, epsilon, alpha, w_pub
+and a free ``extra`` for what else identifies the setting), so no script parses parameters
+back out of the human-readable ``setting`` label. ``ResultStore`` hands a claim the aggregated
+tables of its experiments (``<root>/<experiment>/{trials,n_hat}.csv``, written by
+``scripts/aggregate.py``) and the number of bootstrap replicates of every slope interval.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+import pandas as pd
+
+from scripts.aggregate import unique_trials
+
+NAN = math.nan
+
+
+@dataclass
+class VerdictRow:
+    """One setting of one claim: what the paper says, what we measured, the verdict."""
+
+    claim: str
+    figure: str
+    setting: str  # human-readable label of the setting (the columns below carry its values)
+    paper: str
+    measured: str
+    theory: str
+    looseness: float = NAN  # explicit bound / measured n_hat (median over the points)
+    verdict: str = ""
+    slope: float = NAN
+    slope_lo: float = NAN
+    slope_hi: float = NAN
+    d: float = NAN
+    epsilon: float = NAN
+    alpha: float = NAN
+    w_pub: float = NAN
+    extra: str = ""  # anything else that identifies the setting (regime, relaxation, source)
+
+    @classmethod
+    def columns(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+
+def rows_frame(rows: list[VerdictRow]) -> pd.DataFrame:
+    return pd.DataFrame([asdict(r) for r in rows], columns=VerdictRow.columns())
+
+
+@dataclass
+class ResultStore:
+    """The aggregated results under ``root``; ``n_boot`` bootstrap replicates per slope."""
+
+    root: Path
+    n_boot: int = 300
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def load(self, experiment: str):
+        """``(trials, n_hat)`` of one aggregated experiment, or ``None`` if it has not been run."""
+        if experiment not in self._cache:
+            path = self.root / experiment
+            if (path / "trials.csv").exists() and (path / "n_hat.csv").exists():
+                self._cache[experiment] = (
+                    unique_trials(pd.read_csv(path / "trials.csv", low_memory=False)),
+                    pd.read_csv(path / "n_hat.csv"))
+            else:
+                self._cache[experiment] = None
+        return self._cache[experiment]
+
+    def has_any(self, experiments) -> bool:
+        return any(self.load(e) is not None for e in experiments)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of the paper.
+
+    ``experiments``: the experiment configs (``configs/experiment/<name>.yaml`` and its
+    ``_quick`` twin) whose results the claim reads; ``needs``: the result files it reads that
+    no sweep writes (the exact audits of C6/C7), relative to the results root. ``name`` is the
+    output directory (``<results>/<name>/summary.csv``) and the figure's file name.
+    ``headline``: the values of the setting shown in the one-row verdict table.
+    """
+
+    id: str
+    name: str
+    statement: str  # the paper's claim, written once (the verdict table's "paper" column)
+    experiments: tuple[str, ...]
+    analyse: Callable[[ResultStore], list[VerdictRow]]
+    plot: Optional[Callable[[ResultStore, list[VerdictRow], Path], None]] = None
+    needs: tuple[str, ...] = ()
+    headline: dict = field(default_factory=dict)
+    has_theorem: bool = True  # False: an application whose verdicts are comparisons
+
+    @property
+    def figure(self) -> str:
+        return self.name if self.plot is not None else ""
+
+    def available(self, results: ResultStore) -> bool:
+        if self.needs:
+            return all((results.root / p).exists() for p in self.needs)
+        return results.has_any(self.experiments)
+
+
+def first(df: pd.DataFrame, col: str, cast=float):
+    """The (constant) value of ``col`` in ``df``: a setting of one experiment."""
+    return cast(df[col].iloc[0])
+
+
+def beta_of(nhat: pd.DataFrame) -> float:
+    return float(nhat["beta"].iloc[0])
+
+
+def alphas_of(nhat: pd.DataFrame) -> np.ndarray:
+    return np.sort(nhat["alpha"].unique())

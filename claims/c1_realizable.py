@@ -1,0 +1,112 @@
+"""C1 (Theorem 4.9): realizable sample complexity ``n ~ 1/alpha``.
+
+Per d (``c1_realizable_d1``, ``c1_realizable_d2``): the bootstrap interval of the slope of
+``log n_hat`` against ``log(1/alpha)`` is compared with the theory's: 1, or the slightly larger
+local slope of the O-form's ``log(1/alpha)`` factor. The figure shows PPM and non-private ERM
+with intervals, the explicit bound of Theorem 4.9 (``|G|`` at ``n_pub = n``, the theorem's worst
+case, and at ``n_pub = w_pub n``), the O-shape with one constant fitted to the PPM points and
+the non-private shape ``(d + ln(1/beta))/alpha`` fitted to the ERM points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from claims import plotting
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
+from claims.verdicts import verdict
+from ppm import bounds
+from ppm.sample_complexity import loglog_slope, sample_complexity_slope
+from scripts.aggregate import ERROR_COL
+
+EXPERIMENTS = ("c1_realizable_d1", "c1_realizable_d2")
+STATEMENT = "realizable: n ~ 1/alpha (Thm 4.9)"
+
+
+def _setting(trials, nhat):
+    ppm = trials[trials.learner == "ppm"]
+    return (beta_of(nhat), alphas_of(nhat), first(ppm, "epsilon"), first(trials, "w_pub"),
+            first(trials, "d", int))
+
+
+def analyse(results) -> list[VerdictRow]:
+    rows = []
+    for exp in EXPERIMENTS:
+        data = results.load(exp)
+        if data is None:
+            continue
+        trials, nhat = data
+        beta, alphas, epsilon, w_pub, d = _setting(trials, nhat)
+        sub = nhat[nhat.learner == "ppm"].sort_values("alpha")
+        ok = plotting.uncensored(sub)
+        fit = sample_complexity_slope(trials[trials.learner == "ppm"], alphas, beta,
+                                      error_col=ERROR_COL, n_boot=results.n_boot)
+        grid = np.geomspace(alphas.min(), alphas.max(), 50)
+        theory_hi = loglog_slope(1 / grid, bounds.realizable_shape(grid, beta, epsilon, d))[0]
+        explicit = np.array([bounds.realizable_sample_complexity(a, beta, epsilon, d)
+                             for a in sub["alpha"]], dtype=float)
+        looseness = explicit[ok] / sub["n_hat"].to_numpy()[ok]
+        rows.append(VerdictRow(
+            claim="C1", figure="c1_realizable",
+            setting=f"d={d}, w_pub={w_pub:g}, epsilon={epsilon:g}, alphas "
+                    + " ".join(f"{a:g}" for a in alphas),
+            paper="n ~ 1/alpha (Thm 4.9)",
+            measured=f"slope of log n_hat vs log(1/alpha) = {fit['slope']:.2f} "
+                     f"[{fit['lo']:.2f}, {fit['hi']:.2f}]",
+            theory=f"1 (with log factor {theory_hi:.2f})",
+            # Looseness of Theorem 4.9's explicit bound: meaningful for the private learner only.
+            looseness=float(np.median(looseness)) if looseness.size else np.nan,
+            verdict=verdict(fit["lo"], fit["hi"], fit["slope"], 1.0, theory_hi, fit["n_points"]),
+            slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
+            d=d, epsilon=epsilon, w_pub=w_pub, extra="alphas " + " ".join(f"{a:g}" for a in alphas),
+        ))
+    return rows
+
+
+def _panel(ax, trials, nhat, row: VerdictRow) -> None:
+    beta, alphas, epsilon, w_pub, d = _setting(trials, nhat)
+    grid = np.geomspace(alphas.min(), alphas.max(), 50)
+    for learner, shape_fn, name in (
+            ("ppm", lambda a: bounds.realizable_shape(a, beta, epsilon, d), "O-form"),
+            ("erm", lambda a: bounds.nonprivate_realizable_shape(a, beta, d), "(d+ln 1/b)/a")):
+        sub = nhat[nhat.learner == learner].sort_values("alpha")
+        if sub.empty:
+            continue
+        style, label = plotting.style_and_label(learner, ", measured")
+        plotting.draw_nhat(ax, sub["alpha"], sub, float(trials["n"].max()),
+                           dict(style, ls="none"), label)
+        ok = plotting.uncensored(sub)
+        if ok.any():
+            c = bounds.fit_shape_constant(sub["n_hat"].to_numpy()[ok],
+                                          shape_fn(sub["alpha"].to_numpy())[ok])
+            kind = "O-shape" if learner == "ppm" else "VC shape"
+            ax.plot(grid, c * shape_fn(grid), ls=":", color=style["color"],
+                    label=f"{kind} fitted: {c:.2g} x {name}")
+    ax.plot(grid, [bounds.realizable_sample_complexity(a, beta, epsilon, d) for a in grid],
+            color="0.3", label="Thm 4.9 explicit, |G| at n_pub = n")
+    ax.plot(grid, [bounds.realizable_sample_complexity(a, beta, epsilon, d, w_pub=w_pub)
+                   for a in grid],
+            color="0.3", ls="--", label=f"Thm 4.9 explicit, |G| at n_pub = {w_pub:g} n")
+    plotting.log_axes(ax, alphas, r"target error $\alpha$",
+                      rf"sample size $\hat n(\alpha, \beta={beta:g})$")
+    title = f"d = {d}, epsilon = {epsilon:g}, w_pub = {w_pub:g}"
+    if row is not None:
+        title += (f"\nPPM slope {row.slope:.2f} [{row.slope_lo:.2f}, {row.slope_hi:.2f}] vs "
+                  f"{row.theory}")
+    ax.set_title(title, fontsize=9)
+    plotting.legend_below(ax)
+
+
+def plot(results, rows: list[VerdictRow], out_dir) -> None:
+    present = [(e, results.load(e)) for e in EXPERIMENTS if results.load(e) is not None]
+    fig, axes = plotting.panels(len(present), 6.4, 6.4)
+    by_d = {int(r.d): r for r in rows}
+    for ax, (_, (trials, nhat)) in zip(axes, present):
+        _panel(ax, trials, nhat, by_d.get(first(trials, "d", int)))
+    plotting.save(fig, out_dir, "c1_realizable",
+                  "C1 (Theorem 4.9): realizable sample complexity, PPM vs non-private ERM",
+                  dpi=130)
+
+
+CLAIM = Claim(id="C1", name="c1_realizable", statement=STATEMENT, experiments=EXPERIMENTS,
+              analyse=analyse, plot=plot, headline={"d": 2})

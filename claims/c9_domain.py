@@ -1,0 +1,94 @@
+"""C9 (Section 1): fully private learning pays for the domain size; PPM does not.
+
+``c9_domain`` (d = 1 grid of T points, T = 4 .. 2^20): per alpha, the slope of ``log n_hat``
+against ``log T``. PPM's must be 0 (interval meets 0); the fully private exponential mechanism
+over the 2T grid thresholds must grow (interval above 0; its theory ``n ~ ln(2T) + ln(1/beta)``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from claims import plotting
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
+from claims.verdicts import fmt_slope, verdict
+from ppm import bounds
+from ppm.sample_complexity import loglog_slope, sample_complexity_slope_against
+from scripts.aggregate import ERROR_COL
+
+STATEMENT = "fully private learning pays for the domain; PPM does not"
+T = "population.T"
+LEARNERS = (("ppm", "-"), ("fully_private", "--"), ("erm", "-."))
+
+
+def _em_shape(Ts, alpha, beta, eps):
+    """EM over the 2T thresholds of the grid: n ~ (ln(2T) + ln(1/beta)) / (eps alpha)."""
+    return (np.log(2 * Ts) + math.log(1 / beta)) / (eps * alpha)
+
+
+def analyse(results) -> list[VerdictRow]:
+    data = results.load("c9_domain")
+    if data is None:
+        return []
+    trials, nhat = data
+    beta = beta_of(nhat)
+    Ts = np.sort(trials[T].unique()).astype(float)
+    eps = first(trials[trials.learner == "ppm"], "epsilon")
+    rows = []
+    for alpha in alphas_of(nhat):
+        fp, pp = (sample_complexity_slope_against(trials[trials.learner == lrn], T, alpha, beta,
+                                                  error_col=ERROR_COL, n_boot=results.n_boot)
+                  for lrn in ("fully_private", "ppm"))
+        th_fp = loglog_slope(Ts, np.log(2 * Ts) + math.log(1 / beta))[0]
+        ppm_flat = verdict(pp["lo"], pp["hi"], pp["slope"], 0.0, 0.0, pp["n_points"])
+        fp_grows = np.isfinite(fp["lo"]) and fp["lo"] > 0
+        rows.append(VerdictRow(
+            claim="C9", figure="c9_domain",
+            setting=f"d=1 grid, T={int(Ts.min())}..{int(Ts.max())}, epsilon={eps:g}, "
+                    f"alpha={alpha:g}",
+            paper="fully private learning pays for the domain (Omega(log T)); PPM does not",
+            measured=f"slope of log n_hat vs log T: PPM {fmt_slope(pp, 3)}, "
+                     f"fully private {fmt_slope(fp, 3)}",
+            theory=f"PPM 0; fully private EM ~{th_fp:.3f} (n ~ ln T)",
+            verdict=("holds" if ppm_flat == "holds" and fp_grows else
+                     "holds with caveat" if ppm_flat.startswith("holds") and fp_grows else
+                     "inconclusive" if ppm_flat.startswith("inconclusive") else
+                     "does not hold"),
+            slope=pp["slope"], slope_lo=pp["lo"], slope_hi=pp["hi"],
+            d=1, epsilon=eps, alpha=float(alpha), extra=f"T {int(Ts.min())}..{int(Ts.max())}"))
+    return rows
+
+
+def plot(results, rows: list[VerdictRow], out_dir) -> None:
+    trials, nhat = results.load("c9_domain")
+    beta = beta_of(nhat)
+    Ts = np.sort(trials[T].unique()).astype(float)
+    eps = first(trials[trials.learner == "ppm"], "epsilon")
+    fig, (ax,) = plotting.panels(1, 7.4, 6.2)
+    for i, alpha in enumerate(alphas_of(nhat)):
+        for learner, ls in LEARNERS:
+            sub = nhat[(nhat.learner == learner) & (nhat.alpha == alpha)].sort_values(T)
+            if sub.empty:
+                continue
+            style, label = plotting.style_and_label(learner, f", alpha = {alpha:g}",
+                                                    color=f"C{i}", ls=ls)
+            plotting.draw_nhat(ax, sub[T], sub, float(trials["n"].max()), style, label)
+            ok = plotting.uncensored(sub)
+            if learner == "fully_private" and ok.any():
+                shape = _em_shape(Ts, alpha, beta, eps)
+                c = bounds.fit_shape_constant(sub["n_hat"].to_numpy()[ok],
+                                              shape[np.isin(Ts, sub[T].to_numpy()[ok])])
+                ax.plot(Ts, c * shape, color=f"C{i}", ls=":", lw=1,
+                        label=f"(ln 2T + ln 1/beta)/(eps alpha) fitted, alpha = {alpha:g}")
+    plotting.log_axes(ax, None, "grid points T (d = 1 domain)", plotting.nhat_label(beta),
+                      base=2)
+    ax.set_title(f"epsilon = {eps:g}\n" + "; ".join(r.measured.split(": ", 1)[1]
+                                                     for r in rows[:1]), fontsize=8)
+    plotting.legend_below(ax)
+    plotting.save(fig, out_dir, "c9_domain", "C9: domain size, fully private vs PPM")
+
+
+CLAIM = Claim(id="C9", name="c9_domain", statement=STATEMENT, experiments=("c9_domain",),
+              analyse=analyse, plot=plot, headline={"alpha": 0.1})

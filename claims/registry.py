@@ -1,0 +1,56 @@
+"""The registry: every claim, in the order of the verdict table.
+
+    python -m claims.registry --experiments [--quick]   # the sweeps `make reproduce` runs
+    python -m claims.registry                            # id, experiments and statement per claim
+
+Adding a claim: write ``claims/<name>.py`` exporting ``CLAIM`` (see ``claims/c5_mixture_weight.py``)
+and its experiment configs ``configs/experiment/<exp>.yaml`` + ``<exp>_quick.yaml``, then list
+the module below. The Makefile, ``scripts/figures.py``, ``scripts/summary.py`` and the notebook
+read this list.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from claims import (c1_realizable, c2_agnostic, c3_epsilon, c4_dimension, c5_mixture_weight,
+                    c6_privacy, c7_helly, c8_relaxations, c9_domain, c10_homogeneity,
+                    real_breast_cancer)
+from claims.base import Claim
+
+CLAIMS: tuple[Claim, ...] = tuple(m.CLAIM for m in (
+    c1_realizable, c2_agnostic, c3_epsilon, c4_dimension, c5_mixture_weight, c6_privacy,
+    c7_helly, c8_relaxations, c9_domain, c10_homogeneity, real_breast_cancer))
+QUICK_SUFFIX = "_quick"
+
+
+def get(key: str) -> Claim:
+    """A claim by id ("C5") or name ("c5_mixture_weight")."""
+    for c in CLAIMS:
+        if key in (c.id, c.name):
+            return c
+    raise KeyError(f"no claim {key!r}; known: {[c.name for c in CLAIMS]}")
+
+
+def experiments(quick: bool = False) -> list[str]:
+    """Every experiment config some claim reads, once, in registry order."""
+    names = list(dict.fromkeys(e for c in CLAIMS for e in c.experiments))
+    return [n + QUICK_SUFFIX for n in names] if quick else names
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description="the claims and the experiments they read")
+    parser.add_argument("--experiments", action="store_true",
+                        help="print the experiment configs, space separated (for the Makefile)")
+    parser.add_argument("--quick", action="store_true", help="their _quick twins")
+    args = parser.parse_args(argv)
+    if args.experiments:
+        print(" ".join(experiments(args.quick)))
+        return
+    for c in CLAIMS:
+        print(f"{c.id:>9}  {c.name:<20} {' '.join(c.experiments) or '(exact audits)':<40} "
+              f"{c.statement}")
+
+
+if __name__ == "__main__":
+    main()
