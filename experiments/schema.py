@@ -3,16 +3,23 @@
 Value ranges (epsilon > 0, w_pub in [0, 1], ...) are checked by
 :func:`experiments.pipeline.validate_config` before any work, because structured configs only
 check types. Groups mirror the code: ``population/`` -> :mod:`ppm.populations`, ``learner/`` ->
-:mod:`ppm.learner`, ``experiment/`` -> files that only override.
+:mod:`ppm.learner` (schema built from the class signature: :func:`estimator_conf`),
+``baseline/`` -> :mod:`ppm.baselines` & co. (each file names a ``_target_`` and only the values
+it sets: a schema would fill in the class defaults, and every value written enters the seeds
+and cache keys; the class's ``_validate_params`` checks them before any work),
+``experiment/`` -> files that only select and override.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import inspect
+from dataclasses import dataclass, field, make_dataclass
 from typing import Any, Dict, List, Optional
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
+
+from ppm import PPMHalfspaceLearner
 
 
 @dataclass
@@ -45,14 +52,20 @@ class BreastCancerConf:
     features: List[str] = field(default_factory=lambda: ["mean texture", "worst area"])
 
 
-@dataclass
-class PPMLearnerConf:
-    _target_: str = "ppm.PPMHalfspaceLearner"
-    epsilon: float = 1.0
-    method: str = "auto"
-    rel_tol: float = 1e-9
-    block_elements: int = 4194304
-    max_hypotheses: float = 1.0e11
+def estimator_conf(cls, target: str):
+    """The structured config of an estimator, built from its ``__init__`` signature: the class
+    is the one source of every parameter, type and default (``random_state`` is the pipeline's:
+    it is derived per trial, never configured)."""
+    spec = [("_target_", str, field(default=target))]
+    for p in inspect.signature(cls).parameters.values():
+        if p.name == "random_state":
+            continue
+        kind = type(p.default) if isinstance(p.default, (bool, int, float, str)) else Any
+        spec.append((p.name, kind, field(default=p.default)))
+    return make_dataclass(f"{cls.__name__}Conf", spec)
+
+
+PPMLearnerConf = estimator_conf(PPMHalfspaceLearner, "ppm.PPMHalfspaceLearner")
 
 
 @dataclass
