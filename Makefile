@@ -66,7 +66,7 @@ reproduce: $(STAMP)
 	$(MAKE) --no-print-directory audit figures RESULTS=$(RESULTS) PROFILE=$(PROFILE)
 
 audit: $(STAMP)
-	$(PY) -m scripts.audit --results $(RESULTS) --instances $(AUDIT_INSTANCES)
+	$(PY) -m scripts.exact_audits --results $(RESULTS) --instances $(AUDIT_INSTANCES)
 
 # Figures and the verdict table from the aggregated CSVs (no experiment is rerun).
 figures: $(STAMP)

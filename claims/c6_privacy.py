@@ -1,6 +1,6 @@
 """C6 (Lemma 4.1): Algorithm 2 is epsilon-DP with respect to the private examples only.
 
-Reads the exact audit ``<results>/c6_privacy/audit.csv`` written by ``scripts/audit.py`` (exact
+Reads the exact audit ``<results>/c6_privacy/audit.csv`` written by ``scripts/exact_audits.py`` (exact
 output distributions of Algorithm 2 on random small samples and on neighbours that replace one
 private example, random and adversarial): the largest privacy loss must not exceed epsilon.
 """

@@ -1,6 +1,6 @@
 """C7 (Lemma 4.5, Helly): the public-built class G holds a rule at least as good as ERM.
 
-Reads the exact audit ``<results>/c7_helly/helly.csv`` written by ``scripts/audit.py``: on random
+Reads the exact audit ``<results>/c7_helly/helly.csv`` written by ``scripts/exact_audits.py``: on random
 small samples, the minimum empirical error over G against the exact ERM halfspace. Lemma 4.5
 says ``min_G <= ERM`` always; as a control that the check can fail, G restricted to single
 halfspaces (j <= 1) is counted where it is worse than ERM.

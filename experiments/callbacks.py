@@ -9,10 +9,10 @@ value in one cell stops the whole sweep before any work starts.
 from __future__ import annotations
 
 import copy
+import itertools
 import logging
 
 from hydra import compose
-from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict
@@ -41,11 +41,25 @@ def _sweep_only(config: DictConfig, overrides: list[str]) -> list[str]:
 
 
 def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
-    """The override list of every job, expanded the way Hydra's BasicSweeper expands them."""
+    """The override list of every job, expanded the way Hydra's BasicSweeper expands them.
+
+    BasicSweeper.split_arguments lives in ``hydra._internal`` (no public API), so its rule is
+    restated here with the public override parser: one value list per key (a later override of
+    a key replaces an earlier one: the command line beats ``hydra.sweeper.params``), discrete
+    sweeps expanded, and the Cartesian product in key order.
+    """
     params = [f"{k}={v}" for k, v in (config.hydra.sweeper.get("params") or {}).items()]
     params += list(config.hydra.overrides.task)
-    overrides = OverridesParser.create().parse_overrides(params)
-    (batch,) = BasicSweeper.split_arguments(overrides, None)
+    per_key: dict[str, list[str]] = {}
+    for o in OverridesParser.create().parse_overrides(params):
+        key = o.get_key_element()
+        if o.is_sweep_override():
+            if not o.is_discrete_sweep():
+                raise ValueError(f"{o.input_line}: only discrete sweeps (a,b,c) are supported")
+            per_key[key] = [f"{key}={v}" for v in o.sweep_string_iterator()]
+        else:
+            per_key[key] = [f"{key}={o.get_value_element_as_str()}"]
+    batch = [list(job) for job in itertools.product(*per_key.values())]
     return [[o for o in job if not o.lstrip("+~").startswith("hydra")] for job in batch]
 
 

@@ -51,7 +51,7 @@ def _output_params(est_cfg: dict) -> dict:
     return {k: v for k, v in est_cfg.items() if k not in _LEARNER_EXECUTION_PARAMS}
 
 
-def _words(obj) -> list[int]:
+def _hash_words(obj) -> list[int]:
     """Four 32-bit words of a stable hash of a JSON-able object (for seeds and cache keys)."""
     blob = json.dumps(obj, sort_keys=True, default=str).encode()
     digest = hashlib.sha256(blob).digest()
@@ -151,7 +151,7 @@ def _flatten(prefix: str, params: dict) -> dict:
 
 def run_trial(spec: dict, trial: int) -> pd.DataFrame:
     """Draw one sample, fit the learner and every baseline, measure true errors."""
-    pop_words = _words(spec["population"])
+    pop_words = _hash_words(spec["population"])
     base = [spec["seed"], *pop_words, spec["n"], trial]
     # One knob for both thread pools (BLAS in the blocked scorer, numba in the bitset scorer).
     numba.set_num_threads(min(spec["threads"], numba.config.NUMBA_NUM_THREADS))
@@ -173,7 +173,7 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
                                                     random_state=test_seed)
         rows = []
         for label, est_cfg in _estimators(spec):
-            learner_seed = _seed(base + [2, *_words([label, _output_params(est_cfg)])])
+            learner_seed = _seed(base + [2, *_hash_words([label, _output_params(est_cfg)])])
             est = _build(est_cfg, random_state=learner_seed)
             t0 = time.perf_counter()
             est.fit(X, y, public)

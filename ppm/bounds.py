@@ -386,13 +386,13 @@ def realizable_sample_complexity(alpha, beta, epsilon, d, w_pub=1.0) -> int:
     d = check_positive_int(d, "d")
     w = _check_w_pub(w_pub)
     k = d * d
-    lid = math.log(2.0 / beta)
+    log_fail = math.log(2.0 / beta)  # the exponential mechanism's share of beta
 
     def bound(n):
-        return _realizable_from_em(_em_rate(n, d, eps, lid, w), n, k, beta)
+        return _realizable_from_em(_em_rate(n, d, eps, log_fail, w), n, k, beta)
 
     def lower(a, b):
-        em_low = 2.0 * (_log_G(w * a, d) + lid) / (eps * b)
+        em_low = 2.0 * (_log_G(w * a, d) + log_fail) / (eps * b)
         return _realizable_from_em(em_low, float(b), k, beta)
 
     return _smallest_n(bound, lower, alpha)
@@ -411,13 +411,13 @@ def agnostic_sample_complexity(alpha, beta, epsilon, d, w_pub=1.0) -> int:
     eps = check_epsilon(epsilon)
     d = check_positive_int(d, "d")
     w = _check_w_pub(w_pub)
-    lid = math.log(4.0 / beta)
+    log_fail = math.log(4.0 / beta)  # the exponential mechanism's share of beta
 
     def bound(n):
-        return _em_rate(n, d, eps, lid, w) + _agnostic_rest(n, d, beta)
+        return _em_rate(n, d, eps, log_fail, w) + _agnostic_rest(n, d, beta)
 
     def lower(a, b):
-        em_low = 2.0 * (_log_G(w * a, d) + lid) / (eps * b)
+        em_low = 2.0 * (_log_G(w * a, d) + log_fail) / (eps * b)
         return em_low + _agnostic_rest(float(b), d, beta)
 
     return _smallest_n(bound, lower, alpha)

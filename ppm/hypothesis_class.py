@@ -284,7 +284,7 @@ class BitsetScorer:
     def __init__(self, B: np.ndarray, y: np.ndarray, d: int, chunks: int = 256):
         from . import _bitset_kernels as kernels
 
-        self._k = kernels
+        self._kernels = kernels
         self.m, self.n = B.shape
         self.d = d
         lab0 = np.asarray(y) == 0
@@ -306,7 +306,7 @@ class BitsetScorer:
         return M
 
     def histogram(self) -> np.ndarray:
-        k, n1 = self._k, self.n + 1
+        k, n1 = self._kernels, self.n + 1
         total = np.zeros(n1, dtype=np.int64)
         records = [("empty", (), None, None)]  # (kind, prefix, bounds, per-chunk hist)
         total[self.n0] += 1
@@ -357,7 +357,7 @@ class BitsetScorer:
                     rank -= count
                     continue
                 depth = 2 if kind == "pairs" else 3
-                a, i, kk = self._k.find_in_chunk(self.PQT, self.wP, self._mask(prefix), depth,
+                a, i, kk = self._kernels.find_in_chunk(self.PQT, self.wP, self._mask(prefix), depth,
                                                  int(data[c]), int(data[c + 1]), self.n0,
                                                  level, rank)
                 if i < 0:

@@ -73,7 +73,6 @@ from .mechanism import sample_level_and_rank
 
 _LABELS = ("private", "all")
 
-KINDS = ("inside", "outside", "const1", "const0")
 # Booleans per chunk of the membership computations (bounds the transient memory to ~50 MB).
 CHUNK_ELEMENTS = 1 << 24
 
@@ -180,7 +179,7 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
     score_ : int
         Training mistakes of the output; ``score_counts_[m]`` = number of cover rules with ``m``
         mistakes (``m = 0..n``).
-    cover_size_, n_hypotheses_ : int
+    n_hypotheses_ : int
         Number of rules in the cover (``n_hypotheses_`` is what the experiment pipeline logs).
     n_candidates_ : int
         ``2 * n_halfspaces_ + 2`` candidate rules before deduplication.
@@ -232,7 +231,6 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
         self.rule_ = candidate_rule(chosen, len(hs))
         self.score_ = int(level)
         self.score_counts_ = counts
-        self.cover_size_ = int(cover.size)
         self.n_hypotheses_ = int(cover.size)
         self.n_candidates_ = 2 * len(hs) + 2
         self.n_halfspaces_ = len(hs)

@@ -89,7 +89,7 @@ def test_cover_and_histogram_match_brute_force(seed, d, n, w_pub, degenerate, la
     hs = f.halfspaces_
     expected = _brute_cover(hs, X[public])
     assert _rules(f) == expected  # same dichotomy representatives, same (canonical) order
-    assert f.cover_size_ == f.n_hypotheses_ == len(expected)
+    assert f.n_hypotheses_ == len(expected)
     assert f.n_candidates_ == 2 * len(hs) + 2
     scored = np.ones(n, dtype=bool) if labels == "all" else ~public
     scores = _brute_scores(hs, expected, X[scored], y[scored])
@@ -148,7 +148,7 @@ def test_no_public_points_cover_is_the_two_constants():
     y = np.array([1, 1, 1, 1, 0, 1])
     f = SemiPrivateHalfspaceLearner(epsilon=1.0, random_state=0).fit(X, y, np.zeros(6, bool))
     assert _rules(f) == [("const1", None), ("const0", None)]
-    assert f.n_halfspaces_ == 0 and f.cover_size_ == 2
+    assert f.n_halfspaces_ == 0 and f.n_hypotheses_ == 2
     np.testing.assert_array_equal(f.score_counts_, np.bincount([1, 5], minlength=7))
     expected = 1 if f.rule_[0] == "const1" else 0
     np.testing.assert_array_equal(f.predict(X), expected)

@@ -1,6 +1,6 @@
 """Measured verdicts for C6 (privacy, Lemma 4.1) and C7 (Helly, Lemma 4.5) on random instances.
 
-    python -m scripts.audit --results results [--instances 300] [--seed 0]
+    python -m scripts.exact_audits --results results [--instances 300] [--seed 0]
 
 C6: on random small label-determined samples (d = 1, 2), replace one private example by an
 arbitrary ``(x', y')`` (the neighbouring relation of SPEC 1) and compute the EXACT output
