@@ -36,19 +36,26 @@ from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from ppm import PPMHalfspaceLearner
 from ppm._validation import check_open_unit, check_positive_int
 
 CACHE_VERSION = 2  # 2: rows carry opt_test (paired excess error)
 # Keys that change how a cell is computed, not what it computes.
 _EXECUTION_KEYS = ("n_jobs", "threads", "progress", "results_root", "analysis",
                    "experiment_name", "claim", "trials")
-# Learner parameters that only choose how the exact sample is computed (every scorer returns
-# the same hypothesis for the same seed): they enter neither seeds nor cache keys.
-_LEARNER_EXECUTION_PARAMS = ("method", "block_elements", "max_hypotheses")
+# The main learner's execution-only parameters (scripts/aggregate.py: never a curve key).
+_LEARNER_EXECUTION_PARAMS = PPMHalfspaceLearner._execution_params
+
+
+def _execution_params(est_cfg: dict) -> tuple[str, ...]:
+    """Parameters that only choose how an estimator computes its output, declared by its class
+    (``_execution_params``): they enter neither seeds nor cache keys."""
+    return tuple(getattr(get_class(est_cfg["_target_"]), "_execution_params", ()))
 
 
 def _output_params(est_cfg: dict) -> dict:
-    return {k: v for k, v in est_cfg.items() if k not in _LEARNER_EXECUTION_PARAMS}
+    skip = _execution_params(est_cfg)
+    return {k: v for k, v in est_cfg.items() if k not in skip}
 
 
 def _hash_words(obj) -> list[int]:
@@ -260,7 +267,7 @@ def run(cfg) -> pd.DataFrame:
     # (which cannot change a result); report this run's, so a table never mixes them.
     for label, est_cfg in _estimators(spec):
         rows = df["learner"] == label
-        for param in _LEARNER_EXECUTION_PARAMS:
+        for param in _execution_params(est_cfg):
             if param in est_cfg and f"learner.{param}" in df.columns:
                 df.loc[rows, f"learner.{param}"] = est_cfg[param]
     df.insert(0, "experiment_name", spec["experiment_name"])

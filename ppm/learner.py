@@ -50,6 +50,10 @@ def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
 class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
     """``LearnHalf`` (Algorithm 2): epsilon-DP w.r.t. private examples, improper, exact.
 
+    ``_execution_params``: the parameters that only choose how the exact sample is computed
+    (every scorer returns the same hypothesis for the same seed); the experiment pipeline
+    leaves them out of seeds and cache keys.
+
     Parameters
     ----------
     epsilon : float
@@ -88,6 +92,8 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
     n_hypotheses_ : int
         ``|G|``. ``n_halfspaces_`` is ``|C_pub|``; ``n_pub_``, ``n_priv_`` the split sizes.
     """
+
+    _execution_params = ("method", "block_elements", "max_hypotheses")
 
     def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
                  rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,

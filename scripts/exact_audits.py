@@ -52,13 +52,19 @@ def _instance(rng: np.random.Generator, d: int, n: int):
     return X, y, public
 
 
+def _instances(rng: np.random.Generator, count: int, d1_every: int, n_below: dict):
+    """``(k, d, n, X, y, public)``: instance k has d = 1 every ``d1_every``-th time, else 2, and
+    ``2 <= n < n_below[d]`` (lazy: the caller's own draws interleave, in a fixed order)."""
+    for k in range(count):
+        d = 1 if k % d1_every == 0 else 2
+        n = int(rng.integers(2, n_below[d]))
+        yield k, d, n, *_instance(rng, d, n)
+
+
 def audit_c6(n_instances: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng([seed, 6])
     rows = []
-    for k in range(n_instances):
-        d = 1 if k % 2 == 0 else 2
-        n = int(rng.integers(2, 8 if d == 1 else 6))
-        X, y, public = _instance(rng, d, n)
+    for k, d, n, X, y, public in _instances(rng, n_instances, 2, {1: 8, 2: 6}):
         eps = EPSILONS[k % len(EPSILONS)]
         base, _ = exact_output_distribution(X, y, public, eps)
         i = int(rng.choice(np.flatnonzero(~public)))
@@ -83,10 +89,7 @@ def audit_c6(n_instances: int, seed: int) -> pd.DataFrame:
 def audit_c7(n_instances: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng([seed, 7])
     rows = []
-    for k in range(n_instances):
-        d = 1 if k % 3 == 0 else 2
-        n = int(rng.integers(2, 16 if d == 1 else 11))
-        X, y, public = _instance(rng, d, n)
+    for k, d, n, X, y, public in _instances(rng, n_instances, 3, {1: 16, 2: 11}):
         hs = construct_halfspaces(X[public], n_features=d)
         min_g = int(np.flatnonzero(ReferenceScorer(hs, X, y, d).histogram())[0])
         min_single = int(np.flatnonzero(ReferenceScorer(hs, X, y, 1).histogram())[0])
