@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_epsilon, check_labelled_data, check_random_state, check_X
+from ._validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
+                          warn_if_no_public)
 from .halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
 from .hypothesis_class import (
     DEFAULT_BLOCK_ELEMENTS,
@@ -114,6 +115,8 @@ class PPMHalfspaceLearner:
         if public is None:
             raise ValueError("public (boolean mask, True = public example) is required")
         X, y, public = check_labelled_data(X, y, public)
+        warn_if_no_public(public, "PPMHalfspaceLearner", "C_pub is empty, so G holds only the "
+                          "constant hypothesis 1")
         d = X.shape[1]
         # Step 1: C_pub from the public points only (Lemma 4.1: G never sees private data).
         hs = construct_halfspaces(X[public], n_features=d, rel_tol=self.rel_tol)
