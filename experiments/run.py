@@ -27,7 +27,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from experiments import lifecycle
-from experiments.pipeline import run
+from experiments.pipeline import run, validate_config
 from experiments.schema import register_configs
 
 CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "configs")
@@ -41,6 +41,12 @@ def main(cfg: DictConfig) -> None:
     single = hc.mode == RunMode.RUN
     if single:
         lifecycle.SESSION["results_root"] = cfg.results_root
+        try:  # a sweep's cells are validated by experiments.callbacks.ValidateSweep
+            validate_config(cfg)
+        except (ValueError, TypeError) as exc:
+            if lifecycle.SESSION.get("full_error"):
+                raise
+            raise SystemExit(str(exc)) from exc  # not an Exception: Hydra adds no banner
     df = run(cfg)
     out = Path(hc.runtime.output_dir) / "trials.csv"
     df.to_csv(out, index=False)
@@ -62,7 +68,8 @@ def one_line(exc: BaseException) -> str:
         seen.add(id(exc))
         lines = [ln.strip() for ln in str(exc).splitlines()]
         msg = " ".join(ln for ln in lines if ln and not _NOISE.match(ln))
-        if msg and not any(msg in p for p in parts):
+        msg = msg.split(" Config search path:")[0]  # after "Available options in ...: a b c"
+        if msg and "$VALUE" not in msg and not any(msg in p or p in msg for p in parts):
             parts.append(msg)
         exc = exc.__cause__ or exc.__context__
     return ": ".join(parts) or "unknown error"
@@ -71,6 +78,7 @@ def one_line(exc: BaseException) -> str:
 def cli() -> None:
     """``main()`` with one-line errors (unless ``HYDRA_FULL_ERROR=1``) and a one-line Ctrl-C."""
     full_error = os.environ.get("HYDRA_FULL_ERROR") == "1"
+    lifecycle.SESSION["full_error"] = full_error
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra re-raises; the message is formatted below
     try:
         main()
