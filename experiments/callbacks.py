@@ -132,8 +132,9 @@ class ValidateSweep(Callback):
         os.environ[lifecycle.SWEEP_PID_ENV] = str(os.getpid())
 
     def on_job_start(self, config: DictConfig, **kwargs) -> None:
-        if lifecycle.is_sweep_worker():
-            lifecycle.die_with_parent()  # a joblib launcher worker: never outlive the sweep
+        parent = lifecycle.sweep_parent(str(config.hydra.launcher.get("_target_", "")))
+        if parent is not None:
+            lifecycle.die_with_parent(parent)  # a joblib launcher worker: never outlive the sweep
 
     def on_job_end(self, config: DictConfig, job_return=None, **kwargs) -> None:
         progress = _progress_dir(config)

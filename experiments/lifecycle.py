@@ -24,13 +24,15 @@ SESSION = {"results_root": None, "start": time.time()}
 SWEEP_PID_ENV = "PPM_SWEEP_PID"  # pid of the Hydra process of the sweep (set in the callback)
 
 
-def die_with_parent(poll_seconds: float = 0.5) -> None:
-    """In a worker process: exit as soon as the parent process is gone (idempotent)."""
+def die_with_parent(parent: int, poll_seconds: float = 0.5) -> None:
+    """In a worker process started by ``parent``: exit as soon as ``parent`` is gone.
+
+    Idempotent. Exits at once if the worker is already orphaned (its parent died while it
+    started up)."""
     global _WATCHED
     if _WATCHED:
         return
     _WATCHED = True
-    parent = os.getppid()
     # Ctrl-C reaches the whole foreground process group; the parent handles it and stops the
     # workers, so a worker does not print a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -43,10 +45,15 @@ def die_with_parent(poll_seconds: float = 0.5) -> None:
     threading.Thread(target=watch, name="ppm-die-with-parent", daemon=True).start()
 
 
-def is_sweep_worker() -> bool:
-    """True in a direct child of the sweep's Hydra process (a joblib launcher worker)."""
+def sweep_parent(launcher_target: str) -> int | None:
+    """The sweep process's pid if this process is one of its joblib launcher workers, else None.
+
+    Only the joblib launcher runs cells in child processes of the sweep; submitit jobs are
+    children of SLURM (or of submitit's local runner) and are managed there."""
     pid = os.environ.get(SWEEP_PID_ENV)
-    return bool(pid) and int(pid) != os.getpid() and os.getppid() == int(pid)
+    if "joblib" not in launcher_target or not pid or int(pid) == os.getpid():
+        return None
+    return int(pid)
 
 
 def trials_since(results_root: str | Path, since: float) -> tuple[int, int]:

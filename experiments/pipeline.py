@@ -259,8 +259,8 @@ def _run_and_store(spec: dict, trial: int, cell_dir: str) -> int:
     return trial
 
 
-def _run_and_store_in_worker(spec: dict, trial: int, cell_dir: str) -> int:
-    die_with_parent()  # a loky worker never outlives the cell that started it
+def _run_and_store_in_worker(spec: dict, trial: int, cell_dir: str, parent: int) -> int:
+    die_with_parent(parent)  # a loky worker never outlives the cell that started it
     return _run_and_store(spec, trial, cell_dir)
 
 
@@ -280,7 +280,8 @@ def run(cfg) -> pd.DataFrame:
                 _run_and_store(spec, t, str(cell_dir))
         else:
             jobs = Parallel(n_jobs=spec["n_jobs"], backend="loky", return_as="generator_unordered")
-            results = jobs(delayed(_run_and_store_in_worker)(spec, t, str(cell_dir)) for t in todo)
+            results = jobs(delayed(_run_and_store_in_worker)(spec, t, str(cell_dir), os.getpid())
+                       for t in todo)
             for _ in tqdm(results, total=len(todo), desc=desc, disable=not show):
                 pass
     frames = [pd.read_csv(_trial_path(cell_dir, t)) for t in range(spec["trials"])]

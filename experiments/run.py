@@ -80,6 +80,10 @@ def cli() -> None:
     full_error = os.environ.get("HYDRA_FULL_ERROR") == "1"
     lifecycle.SESSION["full_error"] = full_error
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra re-raises; the message is formatted below
+    # After Ctrl-C the pools' resource trackers (separate processes) would each warn about the
+    # semaphores of the killed workers; the one line below says what matters.
+    os.environ["PYTHONWARNINGS"] = ",".join(
+        filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore:resource_tracker:UserWarning"]))
     try:
         main()
     except KeyboardInterrupt:
