@@ -98,7 +98,7 @@ def check_X(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
     return arr
 
 
-def check_labelled_data(X, y, public=None):
+def check_labelled_data(X, y, public=None, min_samples: int = 0):
     """Validate a PPM sample ``(X, y, public)``.
 
     ``y`` must be 0/1; ``public`` a boolean mask (True = public example). ``public=None``
@@ -106,8 +106,9 @@ def check_labelled_data(X, y, public=None):
     """
     X = check_X(X)
     n = X.shape[0]
-    if n == 0:  # scikit-learn's convention: no fit on an empty sample
-        raise ValueError(f"X has 0 samples (shape {X.shape}); fit needs at least one example")
+    if n < min_samples:  # scikit-learn's convention: no fit on an empty sample
+        raise ValueError(f"X has {n} samples (shape {X.shape}); fit needs at least "
+                         f"{min_samples} example(s)")
     y_arr = np.asarray(y)
     if y_arr.shape != (n,):
         raise ValueError(f"y must have shape ({n},) to match X, got {y_arr.shape}")

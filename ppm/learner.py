@@ -114,7 +114,9 @@ class PPMHalfspaceLearner:
         rng = self._check_params()
         if public is None:
             raise ValueError("public (boolean mask, True = public example) is required")
-        X, y, public = check_labelled_data(X, y, public)
+        # Empty data is refused here (scikit-learn's convention); the baselines and the other
+        # mechanisms keep their documented constant output on an empty sample (their tests).
+        X, y, public = check_labelled_data(X, y, public, min_samples=1)
         warn_if_no_public(public, "PPMHalfspaceLearner", "C_pub is empty, so G holds only the "
                           "constant hypothesis 1")
         d = X.shape[1]
