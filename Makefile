@@ -1,6 +1,8 @@
 # ppm: two commands on a fresh machine with Python 3 and the package registries.
 #   make reproduce [PROFILE=quick] [ARGS="population.w_pub=0.3 learner.epsilon=0.5"] [N_JOBS=2]
+#                  [LAUNCHER=joblib|slurm]
 #   make test
+#   make test-slurm      # a one-node SLURM on this machine (root, Debian): the cluster path, tested
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -8,16 +10,29 @@ PY := $(VENV)/bin/python
 PROFILE ?= default
 ARGS ?=
 N_JOBS ?= 2
+LAUNCHER ?= joblib
 OUTPUTS ?= outputs
 
 ifeq ($(PROFILE),quick)
-RESULTS ?= results/quick
+BASE_RESULTS := results/quick
 SUFFIX := _quick
 else ifeq ($(PROFILE),default)
-RESULTS ?= results
+BASE_RESULTS := results
 SUFFIX :=
 else
 $(error PROFILE must be 'default' or 'quick', got '$(PROFILE)')
+endif
+ifeq ($(shell [[ '$(N_JOBS)' =~ ^[1-9][0-9]*$$ ]] && echo ok),)
+$(error N_JOBS must be a positive integer (parallel jobs), got '$(N_JOBS)')
+endif
+# Overrides never touch the committed results: a run with ARGS gets its own results root named
+# after the overrides (results[/quick]/overrides/<ARGS with unsafe characters as _>), printed at
+# the end. RESULTS=... on the command line still chooses any root.
+ifeq ($(strip $(ARGS)),)
+RESULTS ?= $(BASE_RESULTS)
+else
+ARGS_SLUG := $(shell printf '%s' '$(strip $(ARGS))' | tr -s ' ' '+' | tr -c 'A-Za-z0-9._=,+-' '_' | cut -c1-120)
+RESULTS ?= $(BASE_RESULTS)/overrides/$(ARGS_SLUG)
 endif
 
 # Sweeps that make the figures (configs/experiment/<name>.yaml; <name>_quick for PROFILE=quick):
@@ -29,7 +44,15 @@ AUDIT_INSTANCES := $(if $(filter quick,$(PROFILE)),40,300)
 # Default: the joblib launcher runs N_JOBS cells at once. Quick cells are tiny, so there the
 # cells run one after another and N_JOBS workers share the trials of each cell (one worker pool
 # per sweep instead of one per cell batch: less start-up time).
+# LAUNCHER=slurm: every cell is a task of a SLURM job array (configs/hydra/launcher/slurm.yaml;
+# set its knobs in ARGS, e.g. ARGS="hydra.launcher.partition=short"); N_JOBS is then unused.
+ifeq ($(LAUNCHER),joblib)
 PARALLEL := $(if $(filter quick,$(PROFILE)),hydra.launcher.n_jobs=1 n_jobs=$(N_JOBS),hydra.launcher.n_jobs=$(N_JOBS))
+else ifeq ($(LAUNCHER),slurm)
+PARALLEL := hydra/launcher=slurm
+else
+$(error LAUNCHER must be 'joblib' or 'slurm', got '$(LAUNCHER)')
+endif
 # Bootstrap replicates of every slope interval in the figures.
 N_BOOT := $(if $(filter quick,$(PROFILE)),100,300)
 
@@ -40,7 +63,7 @@ export MKL_NUM_THREADS := 1
 
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test reproduce audit figures bench clean-cache clean
+.PHONY: install test test-slurm reproduce audit figures bench clean-cache clean
 
 install: $(STAMP)
 
@@ -54,6 +77,15 @@ test: $(STAMP)
 	@$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
+# Brings up a one-node SLURM (scripts/slurm_cluster.sh), runs tests/test_slurm.py against it (a
+# sweep through the SLURM launcher vs the same sweep run locally, and a preempted sweep resumed),
+# and takes the cluster down again, also when a test fails.
+test-slurm: $(STAMP)
+	@set -e; start=$$(date +%s); trap 'scripts/slurm_cluster.sh down' EXIT; \
+	scripts/slurm_cluster.sh up; eval "$$(scripts/slurm_cluster.sh env)"; \
+	PPM_TEST_SLURM=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_slurm.py; \
+	echo "make test-slurm: passed in $$(( $$(date +%s) - start )) s"
+
 # Runs every sweep (resuming finished trials from $(RESULTS)/cache), aggregates, draws figures.
 reproduce: $(STAMP)
 	@set -e; for exp in $(EXPERIMENTS); do \
@@ -64,6 +96,7 @@ reproduce: $(STAMP)
 	done; \
 	$(PY) -m scripts.aggregate $(addprefix $(OUTPUTS)/,$(EXPERIMENTS)) --out-root $(RESULTS)
 	$(MAKE) --no-print-directory audit figures RESULTS=$(RESULTS) PROFILE=$(PROFILE)
+	@echo "== done: CSVs in $(RESULTS)/<experiment>/ (trials.csv, n_hat.csv, summary.csv), figures in $(RESULTS)/figures/, trial cache in $(RESULTS)/cache/"
 
 audit: $(STAMP)
 	$(PY) -m scripts.exact_audits --results $(RESULTS) --instances $(AUDIT_INSTANCES)

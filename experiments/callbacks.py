@@ -1,9 +1,15 @@
-"""Hydra callback: validate every job of a multirun before the launcher starts any of them.
+"""Hydra callback: validate every job of a multirun before the launcher starts any of them,
+then report progress as cells finish.
 
 Hydra's sweeper already composes every job before launching (so unknown keys and wrong types
 fail early); this adds the value checks of :func:`experiments.pipeline.validate_config`
-(epsilon > 0, w_pub in [0, 1], d >= 1, alphas in (0, 1), ...) for every combination, so a bad
-value in one cell stops the whole sweep before any work starts.
+(epsilon > 0, w_pub in (0, 1), d >= 1, alphas in (0, 1), a writable results_root, ...) for every
+combination and the launcher's ``n_jobs``, so a bad value in one cell stops the whole sweep
+before any work starts.
+
+Progress: every finished cell prints one line (cells done / total, elapsed, ETA) to stderr, the
+same on a terminal, in a CI log or in a SLURM job's log. Cells count each other through marker
+files in ``<sweep dir>/.progress/``, which works across processes and nodes alike.
 """
 
 from __future__ import annotations
@@ -11,12 +17,17 @@ from __future__ import annotations
 import copy
 import itertools
 import logging
+import os
+import sys
+import time
+from pathlib import Path
 
 from hydra import compose
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict
 
+from experiments import lifecycle
 from experiments.pipeline import validate_config
 
 log = logging.getLogger(__name__)
@@ -88,8 +99,25 @@ def _apply_value_overrides(base: DictConfig, overrides: list[str]) -> DictConfig
 _MISSING = object()
 
 
+def _check_launcher(config: DictConfig) -> None:
+    n_jobs = config.hydra.launcher.get("n_jobs", 1)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise SystemExit(f"hydra.launcher.n_jobs must be a positive int or -1 (parallel cells), "
+                         f"got {n_jobs!r}")
+
+
+def _hms(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def _progress_dir(config: DictConfig) -> Path:
+    return Path(config.hydra.sweep.dir) / ".progress"
+
+
 class ValidateSweep(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
+        _check_launcher(config)
         jobs = sweep_job_overrides(config)
         base = None
         for overrides in jobs:
@@ -103,8 +131,42 @@ class ValidateSweep(Callback):
                 cfg = compose(config_name=config.hydra.job.config_name, overrides=overrides)
             try:
                 validate_config(cfg)
-            except ValueError as exc:
+            except (ValueError, TypeError) as exc:
                 # Hydra turns an Exception raised in a callback into a warning and goes on;
                 # SystemExit is not caught, so the sweep stops here, before any job starts.
                 raise SystemExit(f"Invalid sweep job [{' '.join(overrides)}]: {exc}") from exc
         log.info("validated %d sweep jobs", len(jobs))
+        progress = _progress_dir(config)
+        if progress.exists():
+            for marker in progress.glob("*.done"):
+                marker.unlink()
+        progress.mkdir(parents=True, exist_ok=True)
+        (progress / "total").write_text(f"{len(jobs)} {time.time()}")
+        lifecycle.SESSION["results_root"] = config.get("results_root")
+        os.environ[lifecycle.SWEEP_PID_ENV] = str(os.getpid())
+
+    def on_job_start(self, config: DictConfig, **kwargs) -> None:
+        parent = lifecycle.sweep_parent(str(config.hydra.launcher.get("_target_", "")))
+        if parent is not None:
+            lifecycle.die_with_parent(parent)  # a joblib launcher worker: never outlive the sweep
+
+    def on_job_end(self, config: DictConfig, job_return=None, **kwargs) -> None:
+        progress = _progress_dir(config)
+        try:
+            total, start = (progress / "total").read_text().split()
+        except (FileNotFoundError, ValueError):
+            return  # a single run
+        (progress / f"{config.hydra.job.num}.done").touch()
+        done = len(list(progress.glob("*.done")))
+        elapsed = time.time() - float(start)
+        eta = elapsed / done * (int(total) - done)
+        overrides = " ".join(config.hydra.overrides.task)
+        status = "failed" if job_return is not None and job_return.status.name == "FAILED" else "done"
+        print(f"[{config.experiment_name}] cell {done}/{total} {status} ({overrides}) | "
+              f"elapsed {_hms(elapsed)}, ETA {_hms(eta)}", file=sys.stderr, flush=True)
+
+    def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
+        print(f"[{config.experiment_name}] sweep finished: trials.csv of every cell under "
+              f"{config.hydra.sweep.dir}/<job>/, trial cache under {config.results_root}/cache; "
+              f"aggregate with: python -m scripts.aggregate {config.hydra.sweep.dir} "
+              f"--out {config.results_root}/{config.experiment_name}", file=sys.stderr, flush=True)

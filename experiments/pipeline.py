@@ -25,6 +25,7 @@ import os
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numba
@@ -36,8 +37,9 @@ from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from experiments.lifecycle import die_with_parent
 from ppm import PPMHalfspaceLearner
-from ppm._validation import check_open_unit, check_positive_int
+from ppm._validation import NoPublicExamplesWarning, check_open_unit, check_positive_int
 
 CACHE_VERSION = 2  # 2: rows carry opt_test (paired excess error)
 # Keys that change how a cell is computed, not what it computes.
@@ -120,21 +122,43 @@ def validate_config(cfg) -> dict:
         check_open_unit(a, "analysis.alphas")
     check_open_unit(analysis["beta"], "analysis.beta")
     check_open_unit(analysis["confidence"], "analysis.confidence")
+    if "w_pub" in spec["population"]:  # a PPM experiment needs both sub-populations
+        check_open_unit(spec["population"]["w_pub"], "population.w_pub")
+    check_writable_dir(spec["results_root"], "results_root")
     try:
         instantiate(spec["population"])
     except Exception as exc:  # hydra wraps constructor errors; surface the message
-        raise ValueError(f"invalid population config: {_root_message(exc)}") from exc
+        raise ValueError(f"invalid population config (population.*): {_root_message(exc)}") from exc
     for label, est_cfg in _estimators(spec):
+        where = "learner" if est_cfg is spec["learner"] else f"baselines.{label}"
         try:
             est = _build(est_cfg, random_state=0)
         except Exception as exc:
-            raise ValueError(f"invalid config for learner {label!r}: {_root_message(exc)}") from exc
+            raise ValueError(f"invalid config for {where}.*: {_root_message(exc)}") from exc
         if hasattr(est, "_validate_params"):  # every learner's one validation entry point
             try:
                 est._validate_params()
             except ValueError as exc:
-                raise ValueError(f"invalid config for learner {label!r}: {exc}") from exc
+                raise ValueError(f"invalid config for {where}.*: {exc}") from exc
     return spec
+
+
+def check_writable_dir(path, name: str) -> None:
+    """``path`` is, or can be created as, a directory this process can write into."""
+    p = Path(str(path)).expanduser().absolute()
+    existing = p
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{name} must be a writable directory, got {str(path)!r} "
+                         f"({existing} is not a directory)")
+    # os.access alone is not enough (root, read-only mounts): try a file, then remove it.
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{name} must be a writable directory, got {str(path)!r} "
+                         f"({existing}: {exc.strerror})") from exc
 
 
 def _root_message(exc: BaseException) -> str:
@@ -183,7 +207,10 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
             learner_seed = _seed(base + [2, *_hash_words([label, _output_params(est_cfg)])])
             est = _build(est_cfg, random_state=learner_seed)
             t0 = time.perf_counter()
-            est.fit(X, y, public)
+            with warnings.catch_warnings():
+                # the smallest cells draw an all-private sample now and then, by design
+                warnings.simplefilter("ignore", NoPublicExamplesWarning)
+                est.fit(X, y, public)
             fit_seconds = time.perf_counter() - t0
             # Same test sample for every learner of this trial: paired comparison.
             err, se = population.true_error(est.predict, n_test=spec["n_test"],
@@ -242,6 +269,11 @@ def _run_and_store(spec: dict, trial: int, cell_dir: str) -> int:
     return trial
 
 
+def _run_and_store_in_worker(spec: dict, trial: int, cell_dir: str, parent: int) -> int:
+    die_with_parent(parent)  # a loky worker never outlives the cell that started it
+    return _run_and_store(spec, trial, cell_dir)
+
+
 def run(cfg) -> pd.DataFrame:
     """Run (or resume) one cell; return its tidy trials table, one row per (trial, learner)."""
     spec = validate_config(cfg)
@@ -258,7 +290,8 @@ def run(cfg) -> pd.DataFrame:
                 _run_and_store(spec, t, str(cell_dir))
         else:
             jobs = Parallel(n_jobs=spec["n_jobs"], backend="loky", return_as="generator_unordered")
-            results = jobs(delayed(_run_and_store)(spec, t, str(cell_dir)) for t in todo)
+            results = jobs(delayed(_run_and_store_in_worker)(spec, t, str(cell_dir), os.getpid())
+                       for t in todo)
             for _ in tqdm(results, total=len(todo), desc=desc, disable=not show):
                 pass
     frames = [pd.read_csv(_trial_path(cell_dir, t)) for t in range(spec["trials"])]

@@ -1,22 +1,33 @@
 """Entry point: a thin ``@hydra.main`` over :func:`experiments.pipeline.run`.
 
-    python -m experiments.run -m experiment=c1_realizable_d1          # the sweep of a figure
-    python -m experiments.run n=200 population.d=2 learner.epsilon=0.5  # one cell
+    .venv/bin/python -m experiments.run -m experiment=c1_realizable_d1   # the sweep of a figure
+    .venv/bin/python -m experiments.run n=200 population.d=2 learner.epsilon=0.5  # one cell
 
-Each job (one cell of the sweep) writes ``trials.csv`` into its Hydra output directory;
-``scripts/aggregate.py`` collects them. Finished cells are cached under
-``<results_root>/cache`` so an interrupted sweep resumes where it stopped.
+Each job (one cell of the sweep) writes ``trials.csv`` into its Hydra output directory
+(a single cell: ``outputs/single/<timestamp>/``, printed at the end); ``scripts/aggregate.py``
+collects them. Finished trials are cached under ``<results_root>/cache`` so an interrupted
+sweep resumes where it stopped.
+
+Errors a user can read: a bad value, an unknown key or group option, or a wrong type on the
+command line ends with one line ``error: ...`` naming the key and the value, and exit status 2,
+before any trial runs; ``HYDRA_FULL_ERROR=1`` shows the full traceback instead. Ctrl-C ends
+with one line saying which finished trials were kept.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import sys
 from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from experiments.pipeline import run
+from experiments import lifecycle
+from experiments.pipeline import run, validate_config
 from experiments.schema import register_configs
 
 CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "configs")
@@ -26,10 +37,71 @@ register_configs()
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="config")
 def main(cfg: DictConfig) -> None:
+    hc = HydraConfig.get()
+    single = hc.mode == RunMode.RUN
+    if single:
+        lifecycle.SESSION["results_root"] = cfg.results_root
+        try:  # a sweep's cells are validated by experiments.callbacks.ValidateSweep
+            validate_config(cfg)
+        except (ValueError, TypeError) as exc:
+            if lifecycle.SESSION.get("full_error"):
+                raise
+            raise SystemExit(str(exc)) from exc  # not an Exception: Hydra adds no banner
     df = run(cfg)
-    out = Path(HydraConfig.get().runtime.output_dir) / "trials.csv"
+    out = Path(hc.runtime.output_dir) / "trials.csv"
     df.to_csv(out, index=False)
+    if single:
+        print(f"wrote {out} ({len(df)} rows: {cfg.trials} trials x "
+              f"{df['learner'].nunique()} learners); trial cache: "
+              f"{Path(cfg.results_root) / 'cache' / str(df['cell_key'].iloc[0])}", flush=True)
+
+
+_NOISE = re.compile(r"^\s*(full_key|object_type|reference_type|msg)\s*[:=]|"
+                    r"^Set the environment variable HYDRA_FULL_ERROR")
+
+
+def one_line(exc: BaseException) -> str:
+    """The messages of an exception chain on one line, without Hydra's debugging fields."""
+    parts: list[str] = []
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        lines = [ln.strip() for ln in str(exc).splitlines()]
+        msg = " ".join(ln for ln in lines if ln and not _NOISE.match(ln))
+        msg = msg.split(" Config search path:")[0]  # after "Available options in ...: a b c"
+        if msg and "$VALUE" not in msg and not any(msg in p or p in msg for p in parts):
+            parts.append(msg)
+        exc = exc.__cause__ or exc.__context__
+    return ": ".join(parts) or "unknown error"
+
+
+def cli() -> None:
+    """``main()`` with one-line errors (unless ``HYDRA_FULL_ERROR=1``) and a one-line Ctrl-C."""
+    full_error = os.environ.get("HYDRA_FULL_ERROR") == "1"
+    lifecycle.SESSION["full_error"] = full_error
+    os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra re-raises; the message is formatted below
+    # After Ctrl-C the pools' resource trackers (separate processes) would each warn about the
+    # semaphores of the killed workers; the one line below says what matters.
+    os.environ["PYTHONWARNINGS"] = ",".join(
+        filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore:resource_tracker:UserWarning"]))
+    try:
+        main()
+    except KeyboardInterrupt:
+        print(lifecycle.interrupted_message(),
+              file=sys.stderr, flush=True)
+        os._exit(130)  # no interpreter teardown: worker pools would print their own tracebacks
+    except SystemExit as exc:
+        if isinstance(exc.code, str):  # a message (experiments.callbacks.ValidateSweep)
+            print(f"error: {exc.code}", file=sys.stderr, flush=True)
+            sys.exit(2)
+        raise
+    except Exception as exc:
+        if full_error:
+            raise
+        print(f"error: {one_line(exc)}  (HYDRA_FULL_ERROR=1 for the traceback)",
+              file=sys.stderr, flush=True)
+        sys.exit(2)
 
 
 if __name__ == "__main__":
-    main()
+    cli()

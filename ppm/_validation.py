@@ -69,8 +69,17 @@ def check_random_state(random_state) -> np.random.Generator:
 
 def check_X(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
     """A finite 2-D float array (a 1-D array is read as one feature per row)."""
-    arr = np.asarray(X, dtype=float)
+    try:
+        arr = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array, got {type(X).__name__}: {exc}") from exc
     if arr.ndim == 1:
+        if n_features is not None and n_features != 1:
+            # a single row passed as X[0] would otherwise be read as len(X[0]) one-feature rows
+            raise ValueError(
+                f"{name} is 1-D with shape {arr.shape} but the estimator was fitted with "
+                f"{n_features} features; pass a 2-D array (one row: X.reshape(1, -1))"
+            )
         arr = arr.reshape(-1, 1)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {arr.shape}")
@@ -89,7 +98,7 @@ def check_X(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
     return arr
 
 
-def check_labelled_data(X, y, public=None):
+def check_labelled_data(X, y, public=None, min_samples: int = 0):
     """Validate a PPM sample ``(X, y, public)``.
 
     ``y`` must be 0/1; ``public`` a boolean mask (True = public example). ``public=None``
@@ -97,6 +106,9 @@ def check_labelled_data(X, y, public=None):
     """
     X = check_X(X)
     n = X.shape[0]
+    if n < min_samples:  # scikit-learn's convention: no fit on an empty sample
+        raise ValueError(f"X has {n} samples (shape {X.shape}); fit needs at least "
+                         f"{min_samples} example(s)")
     y_arr = np.asarray(y)
     if y_arr.shape != (n,):
         raise ValueError(f"y must have shape ({n},) to match X, got {y_arr.shape}")
@@ -117,3 +129,18 @@ def check_labelled_data(X, y, public=None):
                 raise ValueError("public must be a boolean mask (True = public example)")
             pub = pub.astype(bool)
     return X, y_arr, pub
+
+
+class NoPublicExamplesWarning(UserWarning):
+    """A learner that builds its hypotheses from public examples was given none."""
+
+
+def warn_if_no_public(public: np.ndarray, learner: str, consequence: str) -> None:
+    """Warn (not raise) on an all-private sample: the learners stay defined on it (a sweep's
+    smallest cells draw one now and then), but a user calling ``fit`` directly should know."""
+    if not public.any():
+        import warnings
+
+        warnings.warn(f"{learner}.fit got {public.size} examples and none public "
+                      f"(public is all False): {consequence}", NoPublicExamplesWarning,
+                      stacklevel=3)

@@ -28,7 +28,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_epsilon, check_labelled_data, check_random_state, check_X
+from ._validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
+                          warn_if_no_public)
 
 _ERM_METHODS = ("auto", "threshold", "lp", "enumerate", "logistic")
 # "auto" enumerates exactly (O(n^2 log n)) for d = 2 up to this sample size.
@@ -373,6 +374,7 @@ class PublicOnly(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, public=None):
         """``public=None`` means every example is public (``check_labelled_data`` convention)."""
         X, y, public = check_labelled_data(X, y, public)
+        warn_if_no_public(public, "PublicOnly", "it predicts the tie label 0")
         y_pub = y[public]
         self.n_features_in_ = X.shape[1]
         self.n_public_ = int(y_pub.size)

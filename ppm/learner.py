@@ -18,7 +18,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_epsilon, check_labelled_data, check_random_state, check_X
+from ._validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
+                          warn_if_no_public)
 from .halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
 from .hypothesis_class import (
     DEFAULT_BLOCK_ELEMENTS,
@@ -124,7 +125,11 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         if public is None:
             raise ValueError("public (boolean mask, True = public example) is required")
-        X, y, public = check_labelled_data(X, y, public)
+        # Empty data is refused here (scikit-learn's convention); the baselines and the other
+        # mechanisms keep their documented constant output on an empty sample (their tests).
+        X, y, public = check_labelled_data(X, y, public, min_samples=1)
+        warn_if_no_public(public, "PPMHalfspaceLearner", "C_pub is empty, so G holds only the "
+                          "constant hypothesis 1")
         d = X.shape[1]
         # Step 1: C_pub from the public points only (Lemma 4.1: G never sees private data).
         hs = construct_halfspaces(X[public], n_features=d, rel_tol=self.rel_tol)

@@ -67,7 +67,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_epsilon, check_labelled_data, check_random_state, check_X
+from ._validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
+                          warn_if_no_public)
 from .halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
 from .mechanism import sample_level_and_rank
 
@@ -213,6 +214,8 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
             raise ValueError("public (boolean mask, True = public example) is required: the "
                              "public points are the unlabeled sample the cover is built from")
         X, y, public = check_labelled_data(X, y, public)
+        warn_if_no_public(public, "SemiPrivateHalfspaceLearner", "the cover holds only the two "
+                          "constant hypotheses")
         d = X.shape[1]
         # Cover from the public points only (no private example, no label): free under DP.
         hs = construct_halfspaces(X[public], n_features=d, rel_tol=self.rel_tol)
