@@ -27,8 +27,9 @@ from .hypothesis_class import (
     class_size,
 )
 from .mechanism import sample_level_and_rank
+from .sweep_scorer import MAX_COLUMN_BYTES, SweepScorer
 
-_METHODS = ("auto", "bitset", "blocked", "reference")
+_METHODS = ("auto", "sweep", "bitset", "blocked", "reference")
 
 
 def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
@@ -40,6 +41,10 @@ def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
     if method == "auto" and d == 1 and halfspaces.aff_is_full:
         return SortedScorer1D(halfspaces, X, y)
     B = halfspaces.membership(X)
+    n, m = B.shape[1], B.shape[0]
+    sweep_fits = n < (1 << 15) and n * m <= MAX_COLUMN_BYTES
+    if method == "sweep" or (method == "auto" and sweep_fits):
+        return SweepScorer(B, y, d, halfspaces.W, halfspaces.supports)
     if method in ("auto", "bitset"):
         return BitsetScorer(B, y, d)
     return BlockedScorer(B, y, d, block_elements=block_elements)
