@@ -13,8 +13,8 @@ d >= 2 the bitset popcount kernels ``method="bitset"`` and the angular sweep
 ``method="sweep"``) and, where it is feasible, with the straightforward reference that scores
 pairs by dense blocked matrix products ``B diag(s) B^T`` (``method="blocked"``), on the same
 sample in the same run; all must return the same hypothesis (asserted). Each measurement is
-repeated ``--repeats`` times and the fastest kept (the machine is shared). Each measurement runs in a fresh child process so that
-its peak resident memory (``ru_maxrss`` above the post-setup baseline) is its own. Prints a
+repeated ``--repeats`` times and the fastest kept (the machine is shared). Each measurement
+runs in a fresh child process so that its peak resident memory (``ru_maxrss`` above the post-setup baseline) is its own. Prints a
 table and writes ``results/bench.csv``. Numbers depend on the machine: a benchmark, not a test.
 """
 
