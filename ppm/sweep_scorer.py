@@ -1,4 +1,4 @@
-"""Exact streamed scoring of ``G`` by an angular sweep (the default scorer for d >= 2).
+"""Exact streamed scoring of ``G`` by an angular sweep (``method="sweep"``, opt-in, d >= 2).
 
 Same protocol, canonical order and records as :class:`ppm.hypothesis_class.BitsetScorer`
 (SPEC section 3: ``histogram()`` then ``find(level, rank)``), hence identical histograms and
