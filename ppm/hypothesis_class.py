@@ -29,6 +29,8 @@ Scorers:
   ``(j-2)``-prefixes lexicographically and scores all ``(i, k)`` completions of a prefix by
   dense float32 matrix products in row blocks (exact: integer sums below ``2**24``). The
   straightforward reference of the benchmark.
+* :class:`ppm.sweep_scorer.SweepScorer` -- any d >= 2, opt-in: the bitset scorer's records and
+  rank pass, with each row's score vector updated incrementally along an angular sweep.
 * :class:`ReferenceScorer` -- a plain loop over ``G`` evaluating every region from the
   halfspaces themselves. Slow; the ground truth for tests.
 """

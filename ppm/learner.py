@@ -30,8 +30,9 @@ from .hypothesis_class import (
     class_size,
 )
 from .mechanism import sample_level_and_rank
+from .sweep_scorer import MAX_COLUMN_BYTES, SweepScorer
 
-_METHODS = ("auto", "bitset", "blocked", "reference")
+_METHODS = ("auto", "sweep", "bitset", "blocked", "reference")
 
 
 def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
@@ -43,6 +44,12 @@ def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
     if method == "auto" and d == 1 and halfspaces.aff_is_full:
         return SortedScorer1D(halfspaces, X, y)
     B = halfspaces.membership(X)
+    n, m = B.shape[1], B.shape[0]
+    if method == "sweep":
+        if n >= (1 << 15) or n * m > MAX_COLUMN_BYTES:
+            raise ValueError(f"method='sweep' needs n < 32768 and n * |C_pub| <= "
+                             f"{MAX_COLUMN_BYTES} bytes, got n = {n}, |C_pub| = {m}")
+        return SweepScorer(B, y, d, halfspaces.W, halfspaces.supports)
     if method in ("auto", "bitset"):
         return BitsetScorer(B, y, d)
     return BlockedScorer(B, y, d, block_elements=block_elements)
@@ -61,10 +68,12 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         Privacy parameter (> 0) of the exponential mechanism.
     random_state : None, int, SeedSequence or Generator
         Source of the mechanism's two random draws (level, then rank).
-    method : {"auto", "bitset", "blocked", "reference"}
+    method : {"auto", "sweep", "bitset", "blocked", "reference"}
         How ``G`` is scored. All give the same output for the same seed. "auto" uses a sort for
-        d = 1 and the bitset/popcount kernels (numba) otherwise; "blocked" scores by dense
-        float32 matrix products (the straightforward reference for benchmarks); "reference" is
+        d = 1 and the bitset/popcount kernels (numba) otherwise; "sweep" updates each row's
+        score vector incrementally along an angular sweep (:mod:`ppm.sweep_scorer`, n < 32768;
+        not faster than "bitset" on the benchmark, see README Performance); "blocked" scores
+        by dense float32 matrix products (the straightforward reference for benchmarks); "reference" is
         a plain Python loop over ``G`` (tests only). The bitset kernels use
         ``numba.get_num_threads()`` threads.
     rel_tol : float

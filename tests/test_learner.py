@@ -185,7 +185,8 @@ def test_scorers_agree_with_reference(degenerate, d, seed):
     ref = make_scorer(hs, X, y, "reference")
     hist = ref.histogram()
     assert hist.sum() == class_size(len(hs), d)
-    for method, block in [("blocked", 1), ("blocked", 7), ("bitset", 0), ("auto", 1 << 20)]:
+    for method, block in [("blocked", 1), ("blocked", 7), ("bitset", 0), ("sweep", 0),
+                          ("auto", 1 << 20)]:
         fast = make_scorer(hs, X, y, method, block_elements=block)
         np.testing.assert_array_equal(fast.histogram(), hist)
         for level in np.flatnonzero(hist):
@@ -197,8 +198,29 @@ def test_scorers_agree_with_reference(degenerate, d, seed):
 def test_same_seed_same_output_across_methods(d):
     X, y, public = _instance(11, d, 9)
     outs = {PPMHalfspaceLearner(epsilon=0.7, random_state=5, method=m).fit(X, y, public).hypothesis_
-            for m in ("auto", "bitset", "blocked", "reference")}
+            for m in ("auto", "sweep", "bitset", "blocked", "reference")}
     assert len(outs) == 1
+
+
+@given(seed=st.integers(0, 10_000), d=st.sampled_from([2, 3]), n=st.integers(0, 40),
+       degenerate=st.sampled_from(["", "duplicates", "collinear", "grid"]),
+       w_pub=st.floats(0.0, 1.0))
+def test_sweep_scorer_equals_bitset_scorer(seed, d, n, degenerate, w_pub):
+    """The angular sweep (incremental row vectors) against the popcount scorer, on larger
+    instances than the reference can enumerate; labels arbitrary, points on hyperplanes
+    included (public points lie on their own hyperplanes, grids put many on each)."""
+    if d == 3:
+        n = min(n, 16)
+    rng = np.random.default_rng(seed)
+    X, _, public = _instance(seed, d, n, w_pub=w_pub, degenerate=degenerate)
+    y = rng.integers(0, 2, size=n)
+    hs = construct_halfspaces(X[public], n_features=d)
+    a, b = make_scorer(hs, X, y, "sweep"), make_scorer(hs, X, y, "bitset")
+    hist = b.histogram()
+    np.testing.assert_array_equal(a.histogram(), hist)
+    for level in np.flatnonzero(hist)[:: max(1, np.count_nonzero(hist) // 4)]:
+        for rank in {0, int(hist[level]) // 3, int(hist[level]) - 1}:
+            assert a.find(int(level), rank) == b.find(int(level), rank)
 
 
 def test_determinism_and_seed_dependence():
