@@ -308,3 +308,42 @@ def test_population_rejects_bad_parameters():
         PlantedConjunction(D=3, k=4)
     with pytest.raises(ValueError, match="w_pub.*1.5"):
         PlantedConjunction(D=3, k=1, w_pub=1.5)
+
+
+def test_noisy_threshold_is_laplace_with_the_documented_scale_and_margin(monkeypatch):
+    """b_j / k handed to the selector: Laplace(|S_0| - Delta, R / eps') / k, eps' = eps / 2."""
+    seen = []
+
+    class KeepAll:
+        def predict(self, X):
+            return np.ones(len(X), dtype=np.int64)
+
+    class Recorder:
+        def __init__(self, *, T):
+            pass
+
+        def check_X(self, X):
+            return np.asarray(X, dtype=np.int64)
+
+        def select(self, X, y, threshold, epsilon, rng):
+            seen.append((threshold, epsilon))
+            return KeepAll()
+
+    fake = types.ModuleType("ppm.set_cover.halfplanes")
+    fake.HalfplaneSelector = Recorder
+    monkeypatch.setitem(sys.modules, "ppm.set_cover.halfplanes", fake)
+    import ppm.set_cover as pkg
+    monkeypatch.setattr(pkg, "halfplanes", fake, raising=False)
+    k, eps, n0 = 2, 0.6, 7
+    X = np.zeros((10, 2), dtype=np.int64)
+    y = np.array([0] * n0 + [1] * 3)
+    for seed in range(150):
+        est = SetCoverLearner(k=k, epsilon=eps, hypotheses="halfplanes", T=4, random_state=seed)
+        est.fit(X, y)
+    R = math.ceil(2 * k * math.log(20))
+    scale = R / (eps / 2)
+    delta_margin = scale * math.log(R / 0.1)
+    b = np.array([t for t, _ in seen]) * k
+    assert b.size == 150 * R
+    assert all(e == est.epsilon_round_ for _, e in seen)
+    assert stats.kstest(b, stats.laplace(loc=n0 - delta_margin, scale=scale).cdf).pvalue > 1e-3
