@@ -134,9 +134,15 @@ def test_epsilon_hat_knob_and_implied_privacy():
     est = SetCoverLearner(k=2, epsilon=0.9, epsilon_hat=0.5, random_state=0)
     est.fit(np.eye(4, dtype=int), [1, 0, 0, 0])
     assert est.epsilon_round_ == 0.5
-    imp = implied_privacy(0.5, 1e-6, est.rounds_, "set_cover", 0.45)
-    assert imp["basic_epsilon"] == pytest.approx(2 * (est.rounds_ * 0.5 + 0.45))
-    assert imp["claim_3_4_epsilon"] > 1  # outside Claim 3.4's range: reported, not hidden
+    imp = implied_privacy(0.5, 1e-6, est.rounds_, 0.45)
+    assert imp["basic_epsilon"] == pytest.approx(est.rounds_ * 0.5 + 0.45)
+    assert not imp["claim_3_4_valid"]  # outside Claim 3.4's range: reported, not hidden
+    # at the theorem's own budget the inversion gives back (eps, delta) = (0.9, 1e-6)
+    eps_p, delta_p = 0.45, 1e-6 / (1 + math.exp(0.45))
+    back = implied_privacy(eps_p / (2 * math.log(math.e / delta_p)), delta_p, 24, eps_p)
+    assert back["claim_3_4_valid"]
+    assert back["claim_3_4_epsilon"] == pytest.approx(0.9)
+    assert back["claim_3_4_delta"] == pytest.approx(1e-6)
 
 
 # -- the learner ------------------------------------------------------------------------------

@@ -104,30 +104,36 @@ def per_round_epsilon(epsilon: float, delta: float, rounds: int, composition: st
     raise ValueError(f"composition must be 'set_cover' or 'naive', got {composition!r}")
 
 
-def implied_privacy(epsilon_hat: float, delta: float, rounds: int, composition: str,
+def implied_privacy(epsilon_hat: float, delta: float, rounds: int,
                     laplace_epsilon: float) -> dict:
-    """What a *given* per-round budget ``epsilon_hat`` implies for the whole run (replace-one).
+    """What a *given* per-round budget ``epsilon_hat`` implies for a whole run (replace-one).
 
     For runs with the ``epsilon_hat`` knob of :class:`~ppm.set_cover.SetCoverLearner` (more
-    budget per round than the theorem's ``eps < 1`` allows on 2 cores). Returns
+    budget per round than the theorem's ``eps < 1`` allows on 2 cores). ``laplace_epsilon`` is
+    the budget ``eps'`` of the ``R`` Laplace counts (scale ``R / eps'``, sensitivity 1 under
+    replace-one: ``eps'`` in total). Each exponential mechanism is ``epsilon_hat``-DP under
+    replace-one for its (released) threshold. Returns
 
-    * ``claim_3_4_epsilon``: the ``eps`` for which Claim 3.4's formula gives ``epsilon_hat``
-      at this ``delta`` (replace-one, i.e. twice the add/remove value); Claim 3.4 is proved
-      only for ``eps < 1``, so a value above 1 is a formula inversion, not a guarantee;
-    * ``advanced_epsilon``: advanced composition of the ``R`` mechanisms
-      (``sqrt(2 R ln(1/delta')) e + R e (e^e - 1)``, ``e = epsilon_hat``) plus the Laplace
-      releases (``laplace_epsilon``, add/remove), doubled for replace-one: a proven bound;
-    * ``basic_epsilon``: ``2 (R epsilon_hat + laplace_epsilon)``, pure composition (delta 0).
+    * ``basic_epsilon``: ``R epsilon_hat + eps'`` (pure composition, delta 0): proven;
+    * ``advanced_epsilon``: ``sqrt(2 R ln(1/delta)) e + R e (e^e - 1) + eps'`` with ``e =
+      epsilon_hat`` (advanced composition, Dwork-Rothblum-Vadhan 2010, with this ``delta``):
+      proven;
+    * ``claim_3_4_epsilon``: ``2 eps_ar`` with ``eps_ar = 2 epsilon_hat ln(e/delta)``, Claim
+      3.4 read backwards at add/remove ``delta`` and doubled for replace-one (group privacy;
+      overall delta ``delta (1 + e^{eps_ar})``, key ``claim_3_4_delta``). Claim 3.4 is proved
+      only for ``eps_ar < 1`` (key ``claim_3_4_valid``): above that it is a formula, not a
+      guarantee.
     """
-    eps_prime, delta_prime = add_remove_budget(1.0, delta)  # delta' as at eps = 1 (conservative)
-    del eps_prime
-    e = epsilon_hat
-    adv = math.sqrt(2 * rounds * math.log(1 / delta_prime)) * e + rounds * e * math.expm1(e)
+    e = float(epsilon_hat)
+    eps_ar = 2.0 * e * math.log(math.e / delta)
     return {
-        "composition": composition,
         "epsilon_hat": e,
         "delta": delta,
-        "claim_3_4_epsilon": 2.0 * 2.0 * e * math.log(math.e / delta_prime),
-        "advanced_epsilon": 2.0 * (adv + laplace_epsilon),
-        "basic_epsilon": 2.0 * (rounds * e + laplace_epsilon),
+        "rounds": rounds,
+        "basic_epsilon": rounds * e + laplace_epsilon,
+        "advanced_epsilon": (math.sqrt(2 * rounds * math.log(1 / delta)) * e
+                             + rounds * e * math.expm1(e) + laplace_epsilon),
+        "claim_3_4_epsilon": 2.0 * eps_ar,
+        "claim_3_4_delta": delta * (1.0 + math.exp(eps_ar)),
+        "claim_3_4_valid": eps_ar < 1.0,
     }
