@@ -130,6 +130,8 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
             e = self.epsilon_hat
             if isinstance(e, bool) or not isinstance(e, Real) or not 0 < float(e) < math.inf:
                 raise ValueError(f"epsilon_hat must be None or a positive number, got {e!r}")
+        if self.hypotheses == "halfplanes":
+            make_selector(self.hypotheses, self.T)  # a missing module or bad T fails here
         rounds = n_rounds(int(k), alpha0)
         eps_p, delta_p = add_remove_budget(eps, float(d))
         eps_hat = (float(self.epsilon_hat) if self.epsilon_hat is not None
