@@ -47,6 +47,15 @@ class GridThresholdsConf:
 
 
 @dataclass
+class PlantedConjunctionConf:
+    _target_: str = "ppm.set_cover.PlantedConjunction"
+    D: int = 64
+    k: int = 2
+    w_pub: float = 0.5
+    geometry_seed: int = 0
+
+
+@dataclass
 class BreastCancerConf:
     _target_: str = "ppm.datasets.BreastCancer"
     features: List[str] = field(default_factory=lambda: ["mean texture", "worst area"])
@@ -66,6 +75,20 @@ def estimator_conf(cls, target: str):
 
 
 PPMLearnerConf = estimator_conf(PPMHalfspaceLearner, "ppm.PPMHalfspaceLearner")
+
+
+@dataclass
+class SetCoverLearnerConf:
+    _target_: str = "ppm.set_cover.SetCoverLearner"
+    k: int = 1
+    epsilon: float = 0.9
+    delta: float = 1e-6
+    hypotheses: str = "literals"
+    composition: str = "set_cover"
+    alpha0: float = 0.1
+    beta0: float = 0.1
+    T: Optional[int] = None
+    epsilon_hat: Optional[float] = None
 
 
 @dataclass
@@ -102,4 +125,6 @@ def register_configs() -> None:
     cs.store(group="population", name="gaussian_clusters_schema", node=GaussianClustersConf)
     cs.store(group="population", name="grid_thresholds_schema", node=GridThresholdsConf)
     cs.store(group="population", name="breast_cancer_schema", node=BreastCancerConf)
+    cs.store(group="population", name="planted_conjunction_schema", node=PlantedConjunctionConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
+    cs.store(group="learner", name="set_cover_schema", node=SetCoverLearnerConf)

@@ -1,0 +1,197 @@
+"""The Set Cover Learner (Kaplan-Mansour-Matias-Stemmer 2019, section 3; SPEC 9.1).
+
+Algorithm *Set Cover Learner* for ``C ⊆ H^{∧k}``, every example private, ``(eps, delta)``-DP
+(Claim 3.4, ``eps < 1``, ``delta < 1/e``). With ``(eps', delta') = (eps/2, delta/(1+e^{eps/2}))``
+(replace-one neighbours, see :mod:`ppm.set_cover.base`) and ``R = ceil(2k ln(2/alpha_0))``:
+
+for ``j = 1..R``:
+  (a) ``S_1``, ``S_0`` = the remaining positive / negative examples;
+  (c) ``b_j = |S_0| + w_j - Delta``, ``w_j ~ Lap(R/eps')``, ``Delta = (R/eps') ln(R/beta_0)`` [R];
+  (d) ``q(h) = min(#h_0(S_0) - b_j/k, -#h_0(S_1))`` [R: the seed's box lost the minus sign of the
+      second term; with it, Claim 3.1's proof reads "q(h_j) >= -lambda, so h_j misclassifies at
+      most lambda remaining positives", and the target's literal has ``q = 0``];
+  (e) ``h_j = EM(eps_hat, H, q)``; delete every remaining example with ``h_j(x) = 0``;
+output ``h_1 ∧ ... ∧ h_R``.
+
+Which epsilon is used where: ``w_j`` and ``Delta`` use ``eps'`` (= ``epsilon / 2``); the
+exponential mechanism of every round uses ``eps_hat`` (attribute ``epsilon_round_``):
+``eps' / (2 ln(e/delta'))`` (Claim 3.4, ``composition="set_cover"``) or
+``eps' / (2 sqrt(2R ln(1/delta')))`` (Example 3.3 by advanced composition, ``"naive"``), unless
+the ``epsilon_hat`` knob overrides it (then the run is NOT the theorem's ``(eps, delta)``: see
+:func:`ppm.set_cover.base.implied_privacy`). All ``R`` rounds always run (stopping early when
+``S`` is empty would leak ``|S|``); the noisy counts ``b_j`` stay local to :meth:`fit`.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_open_unit, check_random_state
+from .base import (
+    add_remove_budget,
+    laplace_scale,
+    n_rounds,
+    noise_margin,
+    per_round_epsilon,
+)
+from .literals import LiteralSelector
+
+HYPOTHESES = ("literals", "halfplanes")
+COMPOSITIONS = ("set_cover", "naive")
+
+
+def make_selector(hypotheses: str, T=None):
+    """The selection procedure of a base class: literals here, halfplanes by import."""
+    if hypotheses == "literals":
+        return LiteralSelector()
+    if hypotheses == "halfplanes":
+        try:
+            from . import halfplanes  # exact Select Halfplane (seed 004, section 4)
+        except ImportError as exc:
+            raise ImportError(
+                "hypotheses='halfplanes' needs ppm.set_cover.halfplanes (exact Select "
+                f"Halfplane), which could not be imported: {exc}") from exc
+        return halfplanes.HalfplaneSelector(T=T)
+    raise ValueError(f"hypotheses must be one of {HYPOTHESES}, got {hypotheses!r}")
+
+
+class SetCoverLearner(ClassifierMixin, BaseEstimator):
+    """Private Set Cover Learner for conjunctions of a base class (module docstring).
+
+    Parameters
+    ----------
+    k : int >= 1
+        Number of base hypotheses in the target conjunction.
+    epsilon : float in (0, 1)
+        Overall privacy parameter (replace-one neighbours, all examples private).
+    delta : float in (0, 1/e)
+    hypotheses : "literals" | "halfplanes"
+        Base class ``H``: literals over ``{0,1}^D`` or halfplanes of the grid ``{0..T}^2``.
+    composition : "set_cover" | "naive"
+        Per-round budget of Claim 3.4 or of Example 3.3 (module docstring).
+    alpha0, beta0 : float in (0, 1)
+        Design accuracy / confidence (rounds ``R`` and ``Delta``); SPEC 9: fixed at 0.1.
+    T : int or None
+        Grid size for ``hypotheses="halfplanes"`` (points in ``{0..T}^2``); unused for literals.
+    epsilon_hat : float or None
+        Per-round budget override (None: the composition's formula). A documented knob for
+        runs the theorem's budget makes too expensive; the output is then not ``(epsilon,
+        delta)``-DP by Claim 3.4 (see :func:`ppm.set_cover.base.implied_privacy`).
+    random_state : None, int, SeedSequence or Generator
+
+    Attributes
+    ----------
+    rounds_ : int
+        ``R``.
+    epsilon_round_ : float
+        Per-round budget ``eps_hat`` of the exponential mechanism.
+    hypotheses_ : list
+        The ``R`` released hypotheses in round order (literals as ``(variable, sign)`` tuples,
+        ``sign = 1`` for ``x_i``); the output is their conjunction.
+    n_features_in_ : int
+    """
+
+    def __init__(self, *, k=1, epsilon=0.5, delta=1e-6, hypotheses="literals",
+                 composition="set_cover", alpha0=0.1, beta0=0.1, T=None, epsilon_hat=None,
+                 random_state=None):
+        self.k = k
+        self.epsilon = epsilon
+        self.delta = delta
+        self.hypotheses = hypotheses
+        self.composition = composition
+        self.alpha0 = alpha0
+        self.beta0 = beta0
+        self.T = T
+        self.epsilon_hat = epsilon_hat
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        """Validate every parameter (also called by the pipeline before any work starts)."""
+        k = self.k
+        if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
+            raise ValueError(f"k must be an integer >= 1, got {k!r}")
+        eps = check_open_unit(self.epsilon, "epsilon")
+        d = self.delta
+        if isinstance(d, bool) or not isinstance(d, Real) or not 0.0 < float(d) < 1 / math.e:
+            raise ValueError(f"delta must be a number in (0, 1/e), got {d!r}")
+        if self.hypotheses not in HYPOTHESES:
+            raise ValueError(f"hypotheses must be one of {HYPOTHESES}, got {self.hypotheses!r}")
+        if self.composition not in COMPOSITIONS:
+            raise ValueError(
+                f"composition must be one of {COMPOSITIONS}, got {self.composition!r}")
+        alpha0 = check_open_unit(self.alpha0, "alpha0")
+        beta0 = check_open_unit(self.beta0, "beta0")
+        if self.epsilon_hat is not None:
+            e = self.epsilon_hat
+            if isinstance(e, bool) or not isinstance(e, Real) or not 0 < float(e) < math.inf:
+                raise ValueError(f"epsilon_hat must be None or a positive number, got {e!r}")
+        if self.hypotheses == "halfplanes":
+            make_selector(self.hypotheses, self.T)  # a missing module or bad T fails here
+        rounds = n_rounds(int(k), alpha0)
+        eps_p, delta_p = add_remove_budget(eps, float(d))
+        eps_hat = (float(self.epsilon_hat) if self.epsilon_hat is not None
+                   else per_round_epsilon(eps_p, delta_p, rounds, self.composition))
+        return {"k": int(k), "rounds": rounds, "eps_prime": eps_p, "eps_hat": eps_hat,
+                "scale": laplace_scale(rounds, eps_p),
+                "margin": noise_margin(rounds, eps_p, beta0)}
+
+    def _check_data(self, selector, X, y):
+        if X is None:
+            raise ValueError("X must be an array, got None")
+        X = selector.check_X(X)
+        n = X.shape[0]
+        if n == 0:
+            raise ValueError("X is empty (0 examples): the learner needs at least one example")
+        y = np.asarray(y)
+        if y.shape != (n,):
+            raise ValueError(f"y must have shape ({n},) to match X, got {y.shape}")
+        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+            raise ValueError(f"y contains NaN or infinity: {y[~np.isfinite(y)][0]!r}")
+        if not np.all(np.isin(y, (0, 1))):
+            raise ValueError(f"y must contain only labels 0 and 1, got "
+                             f"{y[~np.isin(y, (0, 1))][0]!r}")
+        return X, y.astype(np.int64)
+
+    def fit(self, X, y, public=None):
+        """Run the ``R`` rounds on all examples as private (``public`` is ignored)."""
+        p = self._check_params()
+        selector = make_selector(self.hypotheses, self.T)
+        X, y = self._check_data(selector, X, y)
+        rng = check_random_state(self.random_state)
+        alive = np.ones(y.size, dtype=bool)
+        chosen = []
+        for _ in range(p["rounds"]):
+            Xr, yr = X[alive], y[alive]
+            n0 = int(np.count_nonzero(yr == 0))
+            b = n0 + rng.laplace(0.0, p["scale"]) - p["margin"]  # step 1c; kept private
+            h = selector.select(Xr, yr, b / p["k"], p["eps_hat"], rng)
+            idx = np.flatnonzero(alive)
+            alive[idx[np.asarray(h.predict(Xr)) == 0]] = False  # step 1e: delete h_j = 0
+            chosen.append(h)
+        self._chosen = chosen
+        self.rounds_ = p["rounds"]
+        self.epsilon_round_ = p["eps_hat"]
+        self.hypotheses_ = [h.as_tuple() if hasattr(h, "as_tuple") else h for h in chosen]
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """``h_1 ∧ ... ∧ h_R`` (int64 0/1)."""
+        check_is_fitted(self, "hypotheses_")
+        selector = make_selector(self.hypotheses, self.T)
+        X = selector.check_X(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features but the estimator was fitted with "
+                             f"{self.n_features_in_}")
+        if self.hypotheses == "literals":
+            lits = np.array(sorted(set(self.hypotheses_)), dtype=np.int64).reshape(-1, 2)
+            return np.all(X[:, lits[:, 0]] == lits[:, 1], axis=1).astype(np.int64)
+        out = np.ones(X.shape[0], dtype=np.int64)
+        for h in self._chosen:
+            out &= np.asarray(h.predict(X), dtype=np.int64)
+        return out

@@ -1,0 +1,158 @@
+"""Planted conjunctions over ``{0,1}^D`` (claim C11; SPEC 9.6; seed 004 Theorem 3.5).
+
+Target: the AND of ``k`` literals on ``k`` distinct variables of ``D``, chosen (variables and
+signs) by ``geometry_seed`` alone. Generative order for one example (label-determined privacy
+model, SPEC 1 and 8; privacy bit first):
+
+1. ``public = U < w_pub`` (one uniform per example, for all examples first);
+2. private examples are positives (``y = 1``): uniform over the ``2^{D-k}`` satisfying
+   assignments (target variables at their target value, the others fair coins);
+3. public examples are negatives (``y = 0``): one target literal ``j`` uniform over the ``k``,
+   violated; the other target literals satisfied; every other variable a fair coin. So every
+   negative violates exactly one target literal (SPEC 9.6).
+
+With ``w_pub = 0.5`` positives have half the mass. The population is realizable by the target
+(``opt() = 0``). ``public`` (= label 0) is only there so that the repository's pipeline (and PPM)
+can run on the same samples; the Set Cover Learner treats every example as private.
+
+True error: :meth:`true_error` evaluates ``predict`` on a fresh *stratified* test sample
+(``n_test/2`` positives and ``n_test/2`` negatives, error ``= (1 - w_pub) FNR + w_pub FPR``,
+unbiased), in chunks to bound memory; :meth:`conjunction_error` gives the EXACT error of a
+conjunction of literals (used by the tests to check the sampled estimate).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import check_closed_unit, check_positive_int, check_random_state
+from .literals import check_binary_X
+
+# Test points per chunk in true_error (bounds memory at D = 1024: 16384 x 1024 bytes = 16 MB).
+_CHUNK = 1 << 14
+
+
+class PlantedConjunction:
+    """AND of ``k`` of the ``2D`` literals; positives uniform, negatives violate one literal.
+
+    Parameters
+    ----------
+    D : int >= 1
+        Number of Boolean variables.
+    k : int in [1, D]
+        Number of target literals.
+    w_pub : float in [0, 1]
+        ``P[public] = P[y = 0]``.
+    geometry_seed : int >= 0
+        Chooses the target's variables and signs.
+    """
+
+    realizable = True
+
+    def __init__(self, *, D=64, k=2, w_pub=0.5, geometry_seed=0):
+        D = check_positive_int(D, "D")
+        k = check_positive_int(k, "k")
+        if k > D:
+            raise ValueError(f"k must be <= D, got k={k!r} with D={D!r}")
+        w_pub = check_closed_unit(w_pub, "w_pub")
+        geometry_seed = check_positive_int(geometry_seed, "geometry_seed", minimum=0)
+        self._params = {"D": D, "k": k, "w_pub": w_pub, "geometry_seed": geometry_seed}
+        g = np.random.default_rng(geometry_seed)
+        self._vars = np.sort(g.choice(D, size=k, replace=False)).astype(np.int64)
+        self._signs = g.integers(0, 2, size=k).astype(np.uint8)
+
+    @property
+    def d(self) -> int:
+        """Dimension of ``x`` (``D``), for the pipeline's CSV column ``d``."""
+        return self._params["D"]
+
+    @property
+    def target(self) -> list[tuple[int, int]]:
+        """The target literals ``(variable, sign)`` (``sign = 1``: ``x_i``, 0: ``NOT x_i``)."""
+        return [(int(v), int(s)) for v, s in zip(self._vars, self._signs)]
+
+    def params(self) -> dict:
+        return dict(self._params)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"PlantedConjunction({args})"
+
+    def opt(self) -> float:
+        return 0.0
+
+    def target_predict(self, X) -> np.ndarray:
+        X = check_binary_X(X, n_features=self.d)
+        return np.all(X[:, self._vars] == self._signs, axis=1).astype(np.int64)
+
+    opt_predict = target_predict
+
+    def _draw(self, n_pos: int, n_neg: int, rng: np.random.Generator) -> np.ndarray:
+        """``n_pos`` positives then ``n_neg`` negatives (uint8 rows)."""
+        D, k = self._params["D"], self._params["k"]
+        X = rng.integers(0, 2, size=(n_pos + n_neg, D), dtype=np.uint8)
+        X[:, self._vars] = self._signs
+        violated = rng.integers(0, k, size=n_neg)
+        rows = n_pos + np.arange(n_neg)
+        X[rows, self._vars[violated]] = 1 - self._signs[violated]
+        return X
+
+    def sample(self, n, random_state=None):
+        """Draw ``n`` i.i.d. triples; ``X`` uint8 (n, D), ``y`` int64, ``public`` bool."""
+        n = check_positive_int(n, "n", minimum=0)
+        rng = check_random_state(random_state)
+        public = rng.random(n) < self._params["w_pub"]
+        n_neg = int(public.sum())
+        Xs = self._draw(n - n_neg, n_neg, rng)
+        X = np.empty_like(Xs)
+        X[~public] = Xs[: n - n_neg]
+        X[public] = Xs[n - n_neg:]
+        return X, (~public).astype(np.int64), public
+
+    def true_error(self, predict, n_test=50000, random_state=None):
+        """``(err, se)`` on a stratified fresh sample (module docstring)."""
+        if not callable(predict):
+            raise ValueError(f"predict must be callable, got {predict!r}")
+        n_test = check_positive_int(n_test, "n_test", minimum=2)
+        rng = check_random_state(random_state)
+        w = self._params["w_pub"]
+        half = n_test // 2
+        wrong = {0: 0, 1: 0}
+        for label in (1, 0):
+            for lo in range(0, half, _CHUNK):
+                m = min(_CHUNK, half - lo)
+                X = self._draw(m, 0, rng) if label == 1 else self._draw(0, m, rng)
+                pred = np.asarray(predict(X))
+                if pred.shape != (m,) or not np.all(np.isin(pred, (0, 1))):
+                    raise ValueError("predict must return one label in {0, 1} per row")
+                wrong[label] += int(np.count_nonzero(pred != label))
+        fnr, fpr = wrong[1] / half, wrong[0] / half
+        err = (1 - w) * fnr + w * fpr
+        se = math.sqrt((1 - w) ** 2 * fnr * (1 - fnr) / half + w ** 2 * fpr * (1 - fpr) / half)
+        return float(err), float(se)
+
+    def conjunction_error(self, literals) -> float:
+        """EXACT error of the conjunction of ``literals`` (``(variable, sign)`` pairs).
+
+        Positives: every target variable is fixed, every other variable a fair coin, so
+        ``P[h = 1] = 0`` if ``h`` contradicts itself or the target, else ``2^{-m}`` with ``m``
+        the number of distinct non-target variables of ``h``. Negatives: the same for each of
+        the ``k`` violation patterns, averaged.
+        """
+        lits = {(int(v), int(s)) for v, s in literals}
+        signs = {}
+        for v, s in lits:
+            if signs.setdefault(v, s) != s:
+                return 1.0 - self._params["w_pub"]  # h = 0 everywhere: every positive missed
+        target = dict(self.target)
+        m = sum(1 for v in signs if v not in target)
+
+        def p_one(assign):  # P[h = 1] when the target variables are set to `assign`
+            return 0.0 if any(signs[v] != assign[v] for v in signs if v in target) else 2.0 ** -m
+
+        p_pos = p_one(target)
+        p_neg = np.mean([p_one({**target, v: 1 - s}) for v, s in target.items()])
+        w = self._params["w_pub"]
+        return float((1 - w) * (1 - p_pos) + w * p_neg)
