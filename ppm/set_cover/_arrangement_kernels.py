@@ -205,11 +205,39 @@ def sweep(mode, xs, ys, c0, c1, B, ev_P, ev_Q, ev_i, ev_j, grp, thr,
 
 
 @njit(cache=True)
-def exact_event_order(P, Q, idx):
-    """Fix ``idx`` (an argsort by the float key P/Q) so that it sorts the rationals exactly.
+def build_events(xs, ys, B):
+    """Events of the sweep: every pair of non-parallel distinct lines (``a = dy / dx``) and
+    every crossing of ``b = +B`` / ``b = -B`` strictly inside ``-B < a < B`` (on the vertical
+    box edges nothing changes). Lines are sorted by ``(x, y)``, so ``dx >= 0``."""
+    m = xs.shape[0]
+    cap = m * (m - 1) // 2 + 2 * m
+    P = np.empty(cap, dtype=np.int64)
+    Q = np.empty(cap, dtype=np.int64)
+    ei = np.empty(cap, dtype=np.int64)
+    ej = np.empty(cap, dtype=np.int64)
+    c = 0
+    for i in range(m):
+        for j in range(i + 1, m):
+            dx = xs[j] - xs[i]
+            if dx != 0:  # equal x: parallel lines, never meet
+                P[c], Q[c], ei[c], ej[c] = ys[j] - ys[i], dx, i, j
+                c += 1
+    for i in range(m):
+        if xs[i] > 0:
+            for num in (ys[i] - B, ys[i] + B):  # b = +B at a = (y - B)/x, b = -B at (y + B)/x
+                if -B * xs[i] < num < B * xs[i]:
+                    P[c], Q[c], ei[c], ej[c] = num, xs[i], i, -1
+                    c += 1
+    return P[:c], Q[:c], ei[:c], ej[:c]
+
+
+@njit(cache=True)
+def exact_event_order(P, Q, ei, ej, idx):
+    """Sort the events exactly and group equal abscissae; ``idx`` is an argsort by ``P / Q``.
 
     Float division is correctly rounded, hence monotone: only runs of EQUAL float keys can be
-    out of exact order; each run is insertion-sorted by integer cross-multiplication."""
+    out of exact order; each run is insertion-sorted by integer cross-multiplication. Groups are
+    maximal runs of exactly equal rationals (cross-multiplication, no reduction needed)."""
     n = idx.shape[0]
     s = 0
     while s < n:
@@ -225,7 +253,15 @@ def exact_event_order(P, Q, idx):
                 t -= 1
             idx[t + 1] = cur
         s = e
-    return idx
+    sP, sQ, si, sj = P[idx], Q[idx], ei[idx], ej[idx]
+    grp = np.empty(n + 1, dtype=np.int64)
+    g = 0
+    for k in range(n):
+        if k == 0 or sP[k] * sQ[k - 1] != sP[k - 1] * sQ[k]:
+            grp[g] = k
+            g += 1
+    grp[g] = n
+    return sP, sQ, si, sj, grp[:g + 1]
 
 
 def count_records(n_events, m):

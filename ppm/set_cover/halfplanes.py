@@ -160,25 +160,9 @@ def _build_arrangement(X: np.ndarray, y: np.ndarray, T: int) -> _Arrangement:
     c1 = np.bincount(inverse, weights=y, minlength=m).astype(np.int64)
     c0 = np.bincount(inverse, minlength=m).astype(np.int64) - c1
     xs, ys = uniq[:, 0].copy(), uniq[:, 1].copy()  # np.unique sorts by (x, y)
-    i, j = np.triu_indices(m, 1)
-    dx = xs[j] - xs[i]
-    keep = dx != 0  # equal x: parallel lines, never meet
-    i, j, dx = i[keep], j[keep], dx[keep]
-    P, Q = ys[j] - ys[i], dx  # y_i - x_i a = y_j - x_j a  <=>  a = dy / dx, dx > 0
-    e = np.flatnonzero(xs > 0)  # crossings of b = +B (a = (y - B)/x) and b = -B
-    P = np.concatenate([P, ys[e] - B, ys[e] + B])
-    Q = np.concatenate([Q, xs[e], xs[e]])
-    ev_i = np.concatenate([i, e, e]).astype(np.int64)
-    ev_j = np.concatenate([j, np.full(2 * e.size, -1)]).astype(np.int64)
-    inside = (P > -B * Q) & (P < B * Q)  # events on the vertical box edges change nothing
-    P, Q, ev_i, ev_j = P[inside], Q[inside], ev_i[inside], ev_j[inside]
-    g = np.gcd(P, Q)
-    P, Q = P // g, Q // g
-    idx = K.exact_event_order(P, Q, np.argsort(P / Q).astype(np.int64))
-    P, Q, ev_i, ev_j = P[idx], Q[idx], ev_i[idx], ev_j[idx]
-    new = np.ones(P.size, dtype=bool)
-    new[1:] = (P[1:] != P[:-1]) | (Q[1:] != Q[:-1])
-    grp = np.append(np.flatnonzero(new), P.size).astype(np.int64)
+    P, Q, ev_i, ev_j = K.build_events(xs, ys, B)
+    idx = np.argsort(P / Q)
+    P, Q, ev_i, ev_j, grp = K.exact_event_order(P, Q, ev_i, ev_j, idx)
     return _Arrangement(xs, ys, c0, c1, B, P, Q, ev_i, ev_j, grp, rep)
 
 
