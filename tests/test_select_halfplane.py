@@ -299,3 +299,16 @@ def test_bad_call_arguments_rejected():
         sel.select(X, np.array([0, 1]), float("nan"), 1.0, rng)
     with pytest.raises(ValueError, match="rng"):
         sel.select(X, np.array([0, 1]), 1.0, 1.0, 42)
+
+
+def test_empty_and_one_class_samples():
+    """The Set Cover Learner may call with no remaining positives / negatives / examples."""
+    sel, rng = HalfplaneSelector(3), np.random.default_rng(0)
+    h = sel.select(np.zeros((0, 2), dtype=int), np.zeros(0, dtype=int), 0.0, 1.0, rng)
+    assert h.predict(np.array([[1, 1]])).shape == (1,)
+    dist = sel.bucket_distribution(np.zeros((0, 2), dtype=int), np.zeros(0, dtype=int), 0.0, 1.0)
+    assert math.isclose(dist.probability[dist.area > 0].sum(), 1.0)
+    X = np.array([[0, 0], [3, 3], [1, 2]])
+    for lab in (0, 1):
+        _, cells = sel.cell_distribution(X, np.full(3, lab), 1.0, 1.0)
+        assert math.isclose(cells.probability.sum(), 1.0)
