@@ -39,6 +39,7 @@ from .base import (
     noise_margin,
     per_round_epsilon,
 )
+from .halfplanes import HalfplaneSelector
 from .literals import LiteralSelector
 
 HYPOTHESES = ("literals", "halfplanes")
@@ -46,17 +47,11 @@ COMPOSITIONS = ("set_cover", "naive")
 
 
 def make_selector(hypotheses: str, T=None):
-    """The selection procedure of a base class: literals here, halfplanes by import."""
+    """The selection procedure of a base class: literals or grid halfplanes."""
     if hypotheses == "literals":
         return LiteralSelector()
-    if hypotheses == "halfplanes":
-        try:
-            from . import halfplanes  # exact Select Halfplane (seed 004, section 4)
-        except ImportError as exc:
-            raise ImportError(
-                "hypotheses='halfplanes' needs ppm.set_cover.halfplanes (exact Select "
-                f"Halfplane), which could not be imported: {exc}") from exc
-        return halfplanes.HalfplaneSelector(T=T)
+    if hypotheses == "halfplanes":  # exact Select Halfplane (seed 004, section 4)
+        return HalfplaneSelector(T=T)
     raise ValueError(f"hypotheses must be one of {HYPOTHESES}, got {hypotheses!r}")
 
 

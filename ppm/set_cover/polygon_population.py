@@ -1,0 +1,222 @@
+"""Grid polygon population for claim C12 (seed 004 Theorem 4.7; SPEC 9.6), PPM privacy model.
+
+Domain: the grid ``{0..T}^2`` (seed 004's ``X_d^2``). Target: a convex k-gon scaled with ``T``
+(``k = 1``: a halfplane through the grid centre; ``k >= 3``: a near-regular k-gon of
+circumradius ``0.45 T`` around the centre), written with INTEGER edge normals so that
+labels are exact and the target is exactly in ``HALFPLANE^{∧k}``:
+``y = 1 iff n_i . (2p - T 1) <= R_i`` for every edge ``i``. Privacy bit = label (SPEC 1,
+label-determined model): public = label 0, private = label 1, ``P[public] = w_pub``.
+
+``support`` (default 32): the population lives on at most ``support`` lattice points per label,
+each the lattice point of its side nearest to one of ``support`` positions spread evenly along
+the boundary. Every point is within about one grid unit of the boundary, so the halfplanes (in
+the dual box of Observation 4.1) consistent with the support occupy a vanishing fraction of the
+dual as ``T`` grows: a fully private learner must locate the boundary among ``~T^2`` scales of
+resolution and pays ``log T`` (the C9 phenomenon of ``GridThresholds(support=...)``), while PPM
+(which sees the label-0 points in public) should not. With finite support :meth:`true_error` is
+EXACT. ``support=None``: uniform over each side's grid points (rejection sampling); the error is
+then exact when ``(T + 1)^2 <= 2^22`` and a Monte Carlo estimate with its standard error above.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import check_closed_unit, check_positive_int, check_random_state
+
+_SCALE = 4096  # integer normals: directions to ~1e-4 rad, products stay far below 2^53
+_EXACT_GRID = 2 ** 22
+
+
+class GridPolygon:
+    """Convex ``k``-gon (``k = 1``: halfplane) on ``{0..T}^2`` with label-determined privacy.
+
+    Parameters
+    ----------
+    T : int in [4, 2^20]
+        Grid ``{0..T}^2`` (seed 004's ``d``).
+    k : int, 1 or >= 3
+        Number of edges of the target (1: a halfplane through the grid centre).
+    w_pub : float in [0, 1]
+        ``P[public] = P[y = 0]``.
+    support : int >= 1 or None
+        Boundary positions (at most that many support points per label); None: uniform.
+    geometry_seed : int >= 0
+        Seed of the target's orientation.
+    """
+
+    realizable = True
+    d = 2
+
+    def __init__(self, *, T=1024, k=1, w_pub=0.5, support=32, geometry_seed=0):
+        T = check_positive_int(T, "T", minimum=4)
+        if T > 2 ** 20:
+            raise ValueError(f"T must be an integer in [4, 2^20], got {T!r}")
+        k = check_positive_int(k, "k")
+        if k == 2:
+            raise ValueError("k must be 1 (halfplane) or >= 3 (convex k-gon), got 2")
+        if support is not None:
+            support = check_positive_int(support, "support")
+        w_pub = check_closed_unit(w_pub, "w_pub")
+        geometry_seed = check_positive_int(geometry_seed, "geometry_seed", minimum=0)
+        self._params = {"T": T, "k": k, "w_pub": w_pub, "support": support,
+                        "geometry_seed": geometry_seed}
+        rng = np.random.default_rng(geometry_seed)
+        phi0 = rng.uniform(0.0, 2.0 * math.pi)
+        m = 1 if k == 1 else k
+        phis = phi0 + 2.0 * math.pi * np.arange(m) / m
+        self._normals = np.column_stack([np.round(_SCALE * np.cos(phis)),
+                                         np.round(_SCALE * np.sin(phis))]).astype(np.int64)
+        # k >= 3: circumradius 0.45 T around the centre, so the k-gon lies inside the grid
+        # (offsets in units of 2p - T: n . (2p - T) <= 2 r |n|, r the inradius)
+        norms = np.hypot(self._normals[:, 0], self._normals[:, 1])
+        inradius = 0.45 * T * math.cos(math.pi / max(k, 3))
+        self._offsets = (np.zeros(1, dtype=np.int64) if k == 1
+                         else np.floor(2 * inradius * norms).astype(np.int64))
+        if support is not None:
+            self._pos, self._neg = self._support_points(support)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"GridPolygon({args})"
+
+    def params(self) -> dict:
+        """The constructor arguments (validated), e.g. for CSV columns."""
+        return dict(self._params)
+
+    @property
+    def T(self) -> int:
+        return self._params["T"]
+
+    @property
+    def k(self) -> int:
+        return self._params["k"]
+
+    @property
+    def w_pub(self) -> float:
+        return self._params["w_pub"]
+
+    @property
+    def support(self):
+        return self._params["support"]
+
+    def opt(self) -> float:
+        """``OPT = 0``: the target is a convex k-gon (an intersection of k halfplanes)."""
+        return 0.0
+
+    def target_predict(self, X) -> np.ndarray:
+        """Exact target labels of grid points (integer arithmetic)."""
+        P = np.asarray(X)
+        if P.ndim != 2 or P.shape[1] != 2:
+            raise ValueError(f"X must have shape (n, 2), got shape {P.shape}")
+        if P.dtype.kind == "f" and not np.all(np.isfinite(P) & (P == np.round(P))):
+            raise ValueError("X must hold integer grid coordinates")
+        c = 2 * P.astype(np.int64) - self.T
+        return np.all(c @ self._normals.T <= self._offsets, axis=1).astype(np.int64)
+
+    def _boundary_positions(self, M: int) -> np.ndarray:
+        T = self.T
+        centre = np.array([T / 2.0, T / 2.0])
+        if self.k == 1:
+            n = self._normals[0] / np.hypot(*self._normals[0])
+            t = np.linspace(-0.35 * T, 0.35 * T, M)
+            return centre + t[:, None] * np.array([-n[1], n[0]])
+        # vertices: intersections of consecutive edge lines n_i . (2p - T) = R_i
+        V = []
+        for i in range(self.k):
+            A = np.vstack([self._normals[i], self._normals[(i + 1) % self.k]]) * 2.0
+            rhs = np.array([self._offsets[i], self._offsets[(i + 1) % self.k]]) + A @ centre
+            V.append(np.linalg.solve(A, rhs))
+        V = np.array(V + [V[0]])
+        seg = np.hypot(*np.diff(V, axis=0).T)
+        s = (np.arange(M) + 0.5) / M * seg.sum()
+        idx = np.minimum(np.searchsorted(np.cumsum(seg), s, side="right"), self.k - 1)
+        frac = (s - np.concatenate([[0.0], np.cumsum(seg)])[idx]) / seg[idx]
+        return V[idx] + frac[:, None] * (V[idx + 1] - V[idx])
+
+    def _support_points(self, M: int):
+        """Per position: the nearest lattice point of each label in a 5x5 window."""
+        off = np.array([(i, j) for i in range(-2, 3) for j in range(-2, 3)])
+        pos, neg = [], []
+        for q in self._boundary_positions(M):
+            W = np.clip(np.round(q).astype(np.int64) + off, 0, self.T)
+            lab = self.target_predict(W)
+            dist = np.hypot(*(W - q).T)
+            for side, out in ((1, pos), (0, neg)):
+                if np.any(lab == side):
+                    out.append(W[lab == side][np.argmin(dist[lab == side])])
+        if not pos or not neg:
+            raise ValueError(f"T={self.T} is too small for a support on both sides")
+        return np.unique(np.array(pos), axis=0), np.unique(np.array(neg), axis=0)
+
+    def label_probabilities(self) -> tuple[float, float]:
+        """``(P[y=0], P[y=1]) = (w_pub, 1 - w_pub)``."""
+        return self.w_pub, 1.0 - self.w_pub
+
+    def _uniform_side(self, side: int, size: int, rng) -> np.ndarray:
+        out = np.empty((0, 2), dtype=np.int64)
+        while out.shape[0] < size:  # rejection sampling; each side has >= ~25% of the grid
+            cand = rng.integers(0, self.T + 1, size=(2 * (size - out.shape[0]) + 16, 2))
+            out = np.vstack([out, cand[self.target_predict(cand) == side]])
+        return out[:size]
+
+    def sample(self, n, random_state=None):
+        """``n`` i.i.d. triples: ``public = U < w_pub`` first, then ``x`` given the label.
+
+        Returns X (float64 (n, 2) integer coordinates), y (int64, 1 = private), public (bool).
+        """
+        n = check_positive_int(n, "n", minimum=0)
+        rng = check_random_state(random_state)
+        public = rng.random(n) < self.w_pub
+        X = np.empty((n, 2), dtype=np.int64)
+        n_pub = int(public.sum())
+        if self.support is None:
+            X[public] = self._uniform_side(0, n_pub, rng)
+            X[~public] = self._uniform_side(1, n - n_pub, rng)
+        else:
+            X[public] = self._neg[rng.integers(0, len(self._neg), size=n_pub)]
+            X[~public] = self._pos[rng.integers(0, len(self._pos), size=n - n_pub)]
+        return X.astype(float), (~public).astype(np.int64), public
+
+    def true_error(self, predict, n_test=100_000, random_state=None):
+        """``err(h) = w_pub P[h = 1 | y = 0] + (1 - w_pub) P[h = 0 | y = 1]`` as ``(err, se)``.
+
+        Exact (se = 0) with finite support or when ``(T + 1)^2 <= 2^22`` (every grid point is
+        evaluated); otherwise Monte Carlo with ``n_test`` uniform points per side."""
+        if not callable(predict):
+            raise ValueError(f"predict must be callable, got {predict!r}")
+        w = self.w_pub
+        if self.support is not None:
+            fp = np.mean(self._pred(predict, self._neg) == 1)
+            fn = np.mean(self._pred(predict, self._pos) == 0)
+            return float(w * fp + (1 - w) * fn), 0.0
+        if (self.T + 1) ** 2 <= _EXACT_GRID:
+            g = np.arange(self.T + 1)
+            G = np.column_stack([np.repeat(g, self.T + 1), np.tile(g, self.T + 1)])
+            lab, pred = self.target_predict(G), self._pred(predict, G)
+            return float(w * np.mean(pred[lab == 0] == 1)
+                         + (1 - w) * np.mean(pred[lab == 1] == 0)), 0.0
+        n_test = check_positive_int(n_test, "n_test")
+        rng = check_random_state(random_state)
+        e0 = self._pred(predict, self._uniform_side(0, n_test, rng)) == 1
+        e1 = self._pred(predict, self._uniform_side(1, n_test, rng)) == 0
+        err = w * e0.mean() + (1 - w) * e1.mean()
+        se = math.sqrt(w * w * e0.var() / n_test + (1 - w) ** 2 * e1.var() / n_test)
+        return float(err), float(se)
+
+    @staticmethod
+    def _pred(predict, P):
+        out = np.asarray(predict(P.astype(float)))
+        if out.shape != (P.shape[0],) or not np.all(np.isin(out, (0, 1))):
+            raise ValueError(f"predict must return {P.shape[0]} labels in {{0, 1}}")
+        return out
+
+
+def GridHalfplane(*, T=1024, w_pub=0.5, support=32, geometry_seed=0) -> GridPolygon:
+    """The ``k = 1`` case of :class:`GridPolygon` (C12's main population)."""
+    return GridPolygon(T=T, k=1, w_pub=w_pub, support=support, geometry_seed=geometry_seed)
+
+
+__all__ = ["GridPolygon", "GridHalfplane"]
