@@ -105,6 +105,9 @@ class Config:
     seed: int = 20201206
     trials: int = 20
     n: int = 100
+    # Size of a separate unlabelled sample (seed 002's learners, fit(..., X_unlabelled=...));
+    # null: none drawn, and the key is left out of the cell key (old caches stay valid).
+    n_unlabelled: Optional[int] = None
     n_jobs: int = 1
     threads: int = 1
     n_test: int = 50000

@@ -27,7 +27,8 @@ Construction (deterministic, canonical order):
    the 52 dichotomies of 6 random points in ``R^3``), so there the cover is a subset
    of "one halfspace per dichotomy"; the experiments (claim C10) use ``d = 2``.
 3. The *dichotomy* of a rule is its 0/1 prediction vector on the (deduplicated) public points.
-   The cover keeps the **first** candidate, in the order above, of every distinct dichotomy.
+   The cover keeps the **first** candidate, in the order above, of every distinct dichotomy
+   (:func:`ppm.semi_supervised.cover.first_distinct_rows`, shared with ``GenericLearner``).
    With no public point the cover is the two constant rules.
 4. Exact exponential mechanism over the cover, ``P[h] ∝ exp(-epsilon m(h) / 2)`` with ``m(h)``
    the number of misclassified *labelled* examples (score histogram +
@@ -70,7 +71,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
 from .halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
-from .mechanism import sample_level_and_rank
+from .semi_supervised.cover import first_distinct_rows, select_from_cover
 
 _LABELS = ("private", "all")
 
@@ -116,10 +117,7 @@ def semi_private_cover(halfspaces: PublicHalfspaces) -> np.ndarray:
         packed[2 * start + 1:2 * stop:2] = np.packbits(~inside, axis=1)
     packed[2 * m] = np.packbits(np.ones(k, dtype=bool))
     packed[2 * m + 1] = np.packbits(np.zeros(k, dtype=bool))
-    # One opaque bytes value per row; np.unique's return_index gives first occurrences.
-    rows = np.ascontiguousarray(packed).view(np.dtype((np.void, n_bytes))).ravel()
-    _, first = np.unique(rows, return_index=True)
-    return np.sort(first).astype(np.intp)
+    return first_distinct_rows(packed)
 
 
 def cover_scores(halfspaces: PublicHalfspaces, cover: np.ndarray, X, y) -> np.ndarray:
@@ -225,9 +223,8 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
         # counts mistakes on the public examples (their labels are not protected).
         scored = np.ones(y.size, dtype=bool) if self.labels == "all" else ~public
         scores = cover_scores(hs, cover, X[scored], y[scored])
-        counts = np.bincount(scores, minlength=int(scored.sum()) + 1)
-        level, rank = sample_level_and_rank(counts, epsilon, rng)
-        chosen = int(cover[np.flatnonzero(scores == level)[rank]])
+        j, level, counts = select_from_cover(scores, epsilon, rng, int(scored.sum()))
+        chosen = int(cover[j])
 
         self.halfspaces_ = hs
         self.cover_ = cover

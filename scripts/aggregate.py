@@ -24,7 +24,7 @@ from ppm.sample_complexity import empirical_sample_complexity
 
 ERROR_COL = "excess_error"
 # Columns that identify a curve: everything that is configuration, except n.
-_NOT_CONFIG = {"trial", "n", "n_pub", "n_priv", "error", "error_se", "opt", "opt_test",
+_NOT_CONFIG = {"trial", "n", "n_pub", "n_priv", "n_label_queries", "n_pool", "error", "error_se", "opt", "opt_test",
                "excess_error", "train_error", "n_halfspaces", "n_hypotheses", "log_n_hypotheses", "fit_seconds",
                "learner_seed", "cell_key"}
 

@@ -63,9 +63,15 @@ def test_every_experiment_composes_and_validates(experiment):
     assert spec["experiment_name"] != "default"
 
 
+# The active learner's pool (ceil((3 + e) n_A / epsilon)) must fit in the tiny n = 12.
+_TINY_EXTRA = {name: ["learner.epsilon=3.0", "learner.n_A=4", "learner.n_queries=2"]
+               for name in ("c15_active_queries", "c15_active_queries_quick")}
+
+
 @pytest.mark.parametrize("experiment", EXPERIMENTS)
 def test_every_experiment_smoke_runs(experiment, tmp_path):
-    cfg = _compose([f"experiment={experiment}", *_tiny(tmp_path)])
+    cfg = _compose([f"experiment={experiment}", *_tiny(tmp_path),
+                    *_TINY_EXTRA.get(experiment, [])])
     df = pipeline.run(cfg)
     learners = 1 + len(cfg.baselines)
     assert len(df) == 3 * learners
@@ -331,3 +337,28 @@ def test_bad_baseline_or_population_values_fail_before_work(experiment, override
     with pytest.raises(ValueError, match=match):
         pipeline.validate_config(cfg)
     assert not (tmp_path / "cache").exists()
+
+
+def test_unlabelled_sample_hook(tmp_path, monkeypatch):
+    """n_unlabelled: a separate unlabelled sample reaches fit(X_unlabelled=...); unset, cell
+    keys are those of a spec without the key (caches of older experiments stay valid)."""
+    spec = pipeline.validate_config(_compose([]))
+    assert spec["n_unlabelled"] is None
+    no_key = {k: v for k, v in spec.items() if k != "n_unlabelled"}
+    assert pipeline.cell_key(spec) == pipeline.cell_key(no_key)
+    from ppm.semi_supervised import GenericLearner
+    seen, orig = [], GenericLearner.fit
+
+    def fit(self, X, y, public=None, X_unlabelled=None):
+        seen.append(len(X_unlabelled))
+        return orig(self, X, y, public, X_unlabelled)
+
+    monkeypatch.setattr(GenericLearner, "fit", fit)
+    cfg = _compose(["experiment=c13_generic_domain", *_tiny(tmp_path), "n_unlabelled=37"])
+    df = pipeline.run(cfg)
+    assert seen == [37, 37, 37]
+    assert (df["n_unlabelled"] == 37).all()
+    generic = df[df["learner"] == "GenericLearner"]
+    assert (generic["n_label_queries"] == 12).all()
+    spec37 = pipeline.validate_config(cfg)
+    assert pipeline.cell_key(spec37) != pipeline.cell_key({**spec37, "n_unlabelled": 38})
