@@ -103,6 +103,8 @@ def validate_config(cfg) -> dict:
     for key in ("n", "trials", "n_test", "threads"):
         check_positive_int(spec[key], key)
     check_positive_int(spec["seed"], "seed", minimum=0)
+    if spec.get("n_unlabelled") is not None:
+        check_positive_int(spec["n_unlabelled"], "n_unlabelled")
     n_jobs = spec["n_jobs"]
     if not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
@@ -139,6 +141,8 @@ def _root_message(exc: BaseException) -> str:
 def cell_key(spec: dict) -> str:
     """Content hash of everything that determines a cell's trials (not how they are run)."""
     core = {k: v for k, v in spec.items() if k not in _EXECUTION_KEYS}
+    if core.get("n_unlabelled") is None:
+        core.pop("n_unlabelled", None)  # cells without an unlabelled sample keep their keys
     core["learner"] = _output_params(core["learner"])
     core["baselines"] = {k: _output_params(v) for k, v in (core.get("baselines") or {}).items()}
     core["cache_version"] = CACHE_VERSION
@@ -159,6 +163,11 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
         population = instantiate(spec["population"])
         X, y, public = population.sample(spec["n"], random_state=_seed(base + [0]))
         opt = population.opt()
+        # Seed 002 hook: a separate unlabelled sample from its own seed stream (X only), passed
+        # to learners whose fit takes X_unlabelled.
+        X_unl = None
+        if spec.get("n_unlabelled") is not None:
+            X_unl = population.sample(spec["n_unlabelled"], random_state=_seed(base + [3]))[0]
         # Paired excess error: the rule attaining OPT scored on the same test sample, so
         # err_test(h) - err_test(h_opt) is unbiased for err(h) - OPT with variance only from
         # where h and h_opt disagree (exactly err_test(h) when realizable: h_opt errs nowhere).
@@ -176,7 +185,9 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
             learner_seed = _seed(base + [2, *_words([label, _output_params(est_cfg)])])
             est = _build(est_cfg, random_state=learner_seed)
             t0 = time.perf_counter()
-            est.fit(X, y, public)
+            takes_unl = "X_unlabelled" in inspect.signature(est.fit).parameters
+            est.fit(X, y, public, **({"X_unlabelled": X_unl} if takes_unl and X_unl is not None
+                                     else {}))
             fit_seconds = time.perf_counter() - t0
             # Same test sample for every learner of this trial: paired comparison.
             err, se = population.true_error(est.predict, n_test=spec["n_test"],
@@ -201,6 +212,9 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
                 "n_hypotheses": float(n_hyp) if n_hyp is not None else math.nan,
                 "log_n_hypotheses": math.log(n_hyp) if n_hyp else math.nan,
                 "fit_seconds": fit_seconds,
+                "n_unlabelled": spec.get("n_unlabelled"),
+                "n_label_queries": getattr(est, "n_label_queries_", math.nan),
+                "n_pool": getattr(est, "n_pool_", math.nan),
                 "n_test": spec["n_test"],
                 "seed": spec["seed"],
                 "learner_seed": learner_seed,

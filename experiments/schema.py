@@ -40,6 +40,14 @@ class GridThresholdsConf:
 
 
 @dataclass
+class BigGridThresholdsConf:
+    _target_: str = "ppm.semi_supervised.BigGridThresholds"
+    b: int = 64
+    support: int = 5
+    cut: float = 0.5
+
+
+@dataclass
 class BreastCancerConf:
     _target_: str = "ppm.datasets.BreastCancer"
     features: List[str] = field(default_factory=lambda: ["mean texture", "worst area"])
@@ -56,6 +64,16 @@ class PPMLearnerConf:
 
 
 @dataclass
+class LabelBoostLearnerConf:
+    _target_: str = "ppm.semi_supervised.LabelBoostLearner"
+    epsilon: float = 1.0
+    b: int = 64
+    base_n: Optional[int] = None
+    alpha0: float = 0.1
+    beta0: float = 0.1
+
+
+@dataclass
 class AnalysisConf:
     alphas: List[float] = field(default_factory=lambda: [0.05, 0.1, 0.2])
     beta: float = 0.1
@@ -69,6 +87,9 @@ class Config:
     seed: int = 20201206
     trials: int = 20
     n: int = 100
+    # Size of a separate unlabelled sample (seed 002's learners, fit(..., X_unlabelled=...));
+    # null: none drawn, and the key is left out of the cell key (old caches stay valid).
+    n_unlabelled: Optional[int] = None
     n_jobs: int = 1
     threads: int = 1
     n_test: int = 50000
@@ -89,4 +110,6 @@ def register_configs() -> None:
     cs.store(group="population", name="gaussian_clusters_schema", node=GaussianClustersConf)
     cs.store(group="population", name="grid_thresholds_schema", node=GridThresholdsConf)
     cs.store(group="population", name="breast_cancer_schema", node=BreastCancerConf)
+    cs.store(group="population", name="big_grid_thresholds_schema", node=BigGridThresholdsConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
+    cs.store(group="learner", name="label_boost_schema", node=LabelBoostLearnerConf)

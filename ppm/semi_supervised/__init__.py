@@ -1,0 +1,6 @@
+"""Seed 002 (Beimel-Nissim-Stemmer): private semi-supervised learners (SPEC 9.3-9.5)."""
+
+from .big_grid import BigGridThresholds
+from .big_points import BigPoints
+from .label_boost import LabelBoostLearner, label_boost
+from .threshold_em import GapThresholdMechanism
