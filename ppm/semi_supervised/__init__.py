@@ -2,5 +2,5 @@
 
 from .big_grid import BigGridThresholds
 from .big_points import BigPoints
-from .label_boost import LabelBoostLearner, label_boost
+from .label_boost import LabelBoostLearner
 from .threshold_em import GapThresholdMechanism
