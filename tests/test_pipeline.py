@@ -67,7 +67,7 @@ def test_every_experiment_smoke_runs(experiment, tmp_path):
     learners = 1 + len(cfg.baselines)
     assert len(df) == 3 * learners
     assert df["error"].between(0, 1).all()
-    assert set(df["learner"]) >= {"ppm"}
+    assert set(df["learner"]) >= {pipeline._learner_label(dict(cfg.learner))}
     for col in ("n_pub", "n_hypotheses", "fit_seconds", "learner.epsilon"):
         assert col in df.columns
     for key in cfg.population:
