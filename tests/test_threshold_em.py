@@ -34,7 +34,8 @@ def brute_probabilities(x, y, epsilon, b):
 
 def grouped_probabilities(x, y, epsilon, b):
     """Per-member probabilities of the gap-grouped mechanism: P[group] / |group|."""
-    kinds, lows, sizes, mistakes = threshold_groups(BigPoints(0, np.asarray(x)), np.asarray(y), 1 << b)
+    pts = BigPoints(0, np.asarray(x))
+    kinds, lows, sizes, mistakes = threshold_groups(pts, np.asarray(y), 1 << b)
     logp = group_log_probabilities(sizes, mistakes, epsilon)
     out = {}
     for kind, lo, size, lp in zip(kinds, lows, sizes, logp):

@@ -109,7 +109,8 @@ def label_boost(S_L, y_L, U, rng, *, epsilon: float = 1.0):
 
 
 def log_claim42_size(n_labelled: float, alpha: float, beta: float, vc: int) -> float:
-    """``ln`` of the largest ``|S|`` with ``n_labelled >= (2/alpha)(vc ln(e|S|/vc) + ln(1/beta))``."""
+    """``ln`` of the largest ``|S|`` with ``n_labelled >= (2/alpha)(vc ln(e|S|/vc) + ln(1/beta))``
+    (Claim 4.2 solved for ``|S|``)."""
     return (alpha * n_labelled / 2.0 - math.log(1.0 / beta)) / vc + math.log(vc / math.e)
 
 
@@ -155,7 +156,7 @@ def unlabelled_needed(rounds, n_labelled: int) -> int:
 
 
 def _subsample(x: BigPoints, y: np.ndarray, u: BigPoints, size: int, rng):
-    """Uniform subset of ``size`` of the database ``(x, y) ∘ u``; labelled points stay labelled."""
+    """Uniform subset of ``size`` of the database ``(x, y) ∘ u`` (labelled points stay so)."""
     keep = rng.choice(len(x) + len(u), size=size, replace=False)
     lab, unl = keep[keep < len(x)], keep[keep >= len(x)] - len(x)
     return x[lab], y[lab], u[unl]
@@ -209,7 +210,8 @@ class LabelBoostLearner(ClassifierMixin, BaseEstimator):
     def _check_params(self):
         eps = check_epsilon(self.epsilon)
         if eps > 1.0:
-            raise ValueError(f"epsilon must be in (0, 1] (the wrapper is 1-DP), got {self.epsilon!r}")
+            raise ValueError(f"epsilon must be in (0, 1] (the wrapper is 1-DP), "
+                             f"got {self.epsilon!r}")
         b = check_b(self.b)
         alpha0, beta0 = check_open_unit(self.alpha0, "alpha0"), check_open_unit(self.beta0, "beta0")
         m = (base_sample_size(b, alpha0, beta0) if self.base_n is None
