@@ -56,6 +56,14 @@ class PlantedConjunctionConf:
 
 
 @dataclass
+class BigGridThresholdsConf:
+    _target_: str = "ppm.semi_supervised.BigGridThresholds"
+    b: int = 64
+    support: int = 5
+    cut: float = 0.5
+
+
+@dataclass
 class BreastCancerConf:
     _target_: str = "ppm.datasets.BreastCancer"
     features: List[str] = field(default_factory=lambda: ["mean texture", "worst area"])
@@ -89,6 +97,16 @@ class SetCoverLearnerConf:
     beta0: float = 0.1
     T: Optional[int] = None
     epsilon_hat: Optional[float] = None
+
+
+@dataclass
+class LabelBoostLearnerConf:
+    _target_: str = "ppm.semi_supervised.LabelBoostLearner"
+    epsilon: float = 1.0
+    b: int = 64
+    base_n: Optional[int] = None
+    alpha0: float = 0.1
+    beta0: float = 0.1
 
 
 @dataclass
@@ -129,5 +147,7 @@ def register_configs() -> None:
     cs.store(group="population", name="grid_thresholds_schema", node=GridThresholdsConf)
     cs.store(group="population", name="breast_cancer_schema", node=BreastCancerConf)
     cs.store(group="population", name="planted_conjunction_schema", node=PlantedConjunctionConf)
+    cs.store(group="population", name="big_grid_thresholds_schema", node=BigGridThresholdsConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
     cs.store(group="learner", name="set_cover_schema", node=SetCoverLearnerConf)
+    cs.store(group="learner", name="label_boost_schema", node=LabelBoostLearnerConf)

@@ -1,6 +1,12 @@
-"""Learners of ``seeds/002`` (Beimel-Nissim-Stemmer): private semi-supervised and active learning."""
+"""Seed 002 (Beimel-Nissim-Stemmer, SODA 2015): private semi-supervised and active learners
+(SPEC 9.3-9.5): GenericLearner, the LabelBoost wrapper, the private active learner."""
 
 from .active import PrivateActiveLearner
+from .big_grid import BigGridThresholds
+from .big_points import BigPoints
 from .generic import GenericLearner
+from .label_boost import LabelBoostLearner
+from .threshold_em import GapThresholdMechanism
 
-__all__ = ["GenericLearner", "PrivateActiveLearner"]
+__all__ = ["BigGridThresholds", "BigPoints", "GapThresholdMechanism", "GenericLearner",
+           "LabelBoostLearner", "PrivateActiveLearner"]

@@ -1,0 +1,109 @@
+"""Thresholds on ``{0..2^b - 1}`` with the mass next to the cut, all examples private (C13/C14).
+
+SPEC 9.6, claims C13/C14: the hard instance of the ``Omega(log T)`` lower bound for pure-DP
+learning of thresholds (Feldman-Xiao 2014) on a domain of ``T = 2^b`` points, ``b`` up to 4096
+and beyond. Cut ``c = floor(cut * 2^b)`` (exact rational arithmetic); the ``2 * support`` points
+``c - support .. c + support - 1`` carry mass ``1 / (2 support)`` each; label ``y = 1`` iff
+``x >= c`` (realizable, ``OPT = 0``). Every example is private (seed 002's model): ``public`` is
+all False. A threshold must land in the gap ``(c - 1, c]`` (one grid point) to err nowhere,
+while the two outer gaps hold ``~2^(b-1)`` thresholds each: a fully private learner pays
+``~ b ln 2`` (linear in ``b``), the LabelBoost wrapper's labelled cost does not.
+
+Points are :class:`~.big_points.BigPoints` with ``origin = c - support`` and offsets
+``0 .. 2 support - 1``. :meth:`BigGridThresholds.true_error` is EXACT (the support is finite).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from numbers import Real
+
+import numpy as np
+
+from .._validation import check_positive_int, check_random_state
+from .big_points import BigPoints
+
+
+class BigGridThresholds:
+    """Population of the module docstring.
+
+    Parameters
+    ----------
+    b : int >= 2
+        Domain ``{0..2^b - 1}``.
+    support : int >= 1
+        Points with mass on each side of the cut.
+    cut : float in (0, 1)
+        ``c = floor(cut * 2^b)``; ``support <= c`` and ``c + support <= 2^b`` are required.
+    """
+
+    realizable = True
+    d = 1
+
+    def __init__(self, *, b=64, support=5, cut=0.5):
+        b = check_positive_int(b, "b", minimum=2)
+        support = check_positive_int(support, "support")
+        if isinstance(cut, bool) or not isinstance(cut, Real) or not 0.0 < float(cut) < 1.0:
+            raise ValueError(f"cut must be a number in (0, 1), got {cut!r}")
+        c = math.floor(Fraction(float(cut)) * (1 << b))
+        if c < support or c + support > (1 << b):
+            raise ValueError(f"support={support} points on each side of the cut {c} do not fit "
+                             f"in {{0..2^{b} - 1}}")
+        self._params = {"b": b, "support": support, "cut": float(cut)}
+        self._c = c
+
+    @property
+    def b(self) -> int:
+        return self._params["b"]
+
+    @property
+    def support(self) -> int:
+        return self._params["support"]
+
+    @property
+    def cut_point(self) -> int:
+        """The integer cut ``c``: ``y = 1`` iff ``x >= c``."""
+        return self._c
+
+    def params(self) -> dict:
+        return dict(self._params)
+
+    def __repr__(self) -> str:
+        return "BigGridThresholds(" + ", ".join(f"{k}={v!r}" for k, v in self._params.items()) + ")"
+
+    def support_points(self) -> BigPoints:
+        """The ``2 support`` points with mass, in increasing order."""
+        s = self._params["support"]
+        return BigPoints(self._c - s, np.arange(2 * s, dtype=np.int64))
+
+    def opt(self) -> float:
+        return 0.0
+
+    def target_predict(self, X) -> np.ndarray:
+        from .big_points import as_big_points
+        return as_big_points(X).at_least(self._c).astype(np.int64)
+
+    opt_predict = target_predict
+
+    def sample(self, n, random_state=None):
+        """``n`` i.i.d. examples: ``(X BigPoints, y int64, public all False)``."""
+        n = check_positive_int(n, "n", minimum=0)
+        rng = check_random_state(random_state)
+        s = self._params["support"]
+        k = rng.integers(0, 2 * s, size=n, dtype=np.int64)
+        return BigPoints(self._c - s, k), (k >= s).astype(np.int64), np.zeros(n, dtype=bool)
+
+    def true_error(self, predict, n_test=None, random_state=None):
+        """EXACT error: mean over the ``2 support`` equally likely points; se 0.
+
+        ``n_test`` and ``random_state`` are accepted for interface uniformity and ignored.
+        """
+        if not callable(predict):
+            raise ValueError(f"predict must be callable, got {predict!r}")
+        pts = self.support_points()
+        pred = np.asarray(predict(pts))
+        if pred.shape != (len(pts),) or not np.all(np.isin(pred, (0, 1))):
+            raise ValueError(f"predict must return {len(pts)} labels in {{0, 1}}")
+        truth = (pts.offsets >= self._params["support"]).astype(np.int64)
+        return float(np.mean(pred != truth)), 0.0
