@@ -2,7 +2,7 @@
 
 Value ranges (epsilon > 0, w_pub in [0, 1], ...) are checked by
 :func:`experiments.pipeline.validate_config` before any work, because structured configs only
-check types. Groups mirror the code: ``population/`` -> :mod:`ppm.populations`, ``learner/`` ->
+check types. Groups mirror the code: ``population/`` -> :mod:`ppm.populations` (and :mod:`ppm.hard_family`), ``learner/`` ->
 :mod:`ppm.learner`, ``experiment/`` -> files that only override.
 """
 
@@ -37,6 +37,15 @@ class GridThresholdsConf:
     w_pub: float = 0.5
     cut: float = 0.5
     support: Optional[int] = None
+
+
+@dataclass
+class MarginFamilyConf:
+    _target_: str = "ppm.hard_family.MarginFamily"
+    alpha_target: float = 0.01
+    c: float = 4.0
+    orientation: int = 1
+    w_pub: float = 0.5
 
 
 @dataclass
@@ -89,4 +98,5 @@ def register_configs() -> None:
     cs.store(group="population", name="gaussian_clusters_schema", node=GaussianClustersConf)
     cs.store(group="population", name="grid_thresholds_schema", node=GridThresholdsConf)
     cs.store(group="population", name="breast_cancer_schema", node=BreastCancerConf)
+    cs.store(group="population", name="margin_family_schema", node=MarginFamilyConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
