@@ -2,7 +2,8 @@
 
 Value ranges (epsilon > 0, w_pub in [0, 1], ...) are checked by
 :func:`experiments.pipeline.validate_config` before any work, because structured configs only
-check types. Groups mirror the code: ``population/`` -> :mod:`ppm.populations`, ``learner/`` ->
+check types. Groups mirror the code: ``population/`` -> :mod:`ppm.populations` (and
+:mod:`ppm.hard_family`, :mod:`ppm.set_cover`, :mod:`ppm.semi_supervised`), ``learner/`` ->
 :mod:`ppm.learner` (schema built from the class signature: :func:`estimator_conf`),
 ``baseline/`` -> :mod:`ppm.baselines` & co. (each file names a ``_target_`` and only the values
 it sets: a schema would fill in the class defaults, and every value written enters the seeds
@@ -61,6 +62,15 @@ class BigGridThresholdsConf:
     b: int = 64
     support: int = 5
     cut: float = 0.5
+
+
+@dataclass
+class MarginFamilyConf:
+    _target_: str = "ppm.hard_family.MarginFamily"
+    alpha_target: float = 0.01
+    c: float = 4.0
+    orientation: int = 1
+    w_pub: float = 0.5
 
 
 @dataclass
@@ -148,6 +158,7 @@ def register_configs() -> None:
     cs.store(group="population", name="breast_cancer_schema", node=BreastCancerConf)
     cs.store(group="population", name="planted_conjunction_schema", node=PlantedConjunctionConf)
     cs.store(group="population", name="big_grid_thresholds_schema", node=BigGridThresholdsConf)
+    cs.store(group="population", name="margin_family_schema", node=MarginFamilyConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
     cs.store(group="learner", name="set_cover_schema", node=SetCoverLearnerConf)
     cs.store(group="learner", name="label_boost_schema", node=LabelBoostLearnerConf)

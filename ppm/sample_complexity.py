@@ -12,7 +12,10 @@ off the same runs.
   interpolated in ``log n``;
 * :func:`empirical_sample_complexity`: ``n_hat`` and its interval per group and ``alpha``;
 * :func:`sample_complexity_slope`, :func:`sample_complexity_slope_against`: the measured
-  log-log slope with a bootstrap-over-trials interval (the verdict numbers of SPEC section 5).
+  log-log slope with a bootstrap-over-trials interval (the verdict numbers of SPEC section 5);
+* :func:`family_sample_complexity`, :func:`sample_complexity_slope_family`: the same for a
+  family of populations indexed by the target (one population per alpha, e.g.
+  :class:`ppm.hard_family.MarginFamily`): each population's ``n_hat`` is read at its own alpha.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ __all__ = [
     "slope_against",
     "sample_complexity_slope",
     "sample_complexity_slope_against",
+    "family_sample_complexity",
+    "sample_complexity_slope_family",
 ]
 
 # Fractions are ratios of small integers while the target is 1 - beta in floating point
@@ -360,3 +365,51 @@ def sample_complexity_slope_against(df, x_col, alpha, beta, n_col="n", error_col
         cells.append((i, alpha, float(x)))
     return _bootstrap(datasets, cells, beta, n_boot, rng, level)
 
+
+
+def _family_groups(df, alpha_col, n_col, error_col):
+    _check_df(df, [alpha_col, n_col, error_col], [alpha_col, n_col, error_col])
+    _check_n_values(df, n_col)
+    datasets, cells = [], []
+    for i, (a, g) in enumerate(df.groupby(alpha_col, sort=True)):
+        a = check_open_unit(float(a), alpha_col)
+        ns, errs = _grouped(g, n_col, error_col)
+        datasets.append((ns.astype(float), errs))
+        cells.append((i, a, 1.0 / a))
+    return datasets, cells
+
+
+def family_sample_complexity(df, alpha_col, beta, n_col="n", error_col="error",
+                             confidence=0.95) -> pd.DataFrame:
+    """``n_hat`` of each member of a target-indexed family at ITS OWN alpha (SPEC section 5).
+
+    ``df`` holds the trials of one learner on a family with one population per target; the
+    column ``alpha_col`` (e.g. ``population.alpha_target``) gives each row's target. Returns
+    the :func:`empirical_sample_complexity` table with one row per target, ``alpha`` equal to
+    that target.
+    """
+    beta = check_open_unit(beta, "beta")
+    confidence = _check_confidence(confidence)
+    datasets, cells = _family_groups(df, alpha_col, n_col, error_col)
+    records = []
+    for (ns, errs), (_, a, _) in zip(datasets, cells):
+        records.append(_n_hat_rows(ns, errs, [a], beta, confidence)[0])
+    return pd.DataFrame.from_records(records, columns=["alpha", "beta", "n_hat", "n_hat_lo",
+                                                       "n_hat_hi", "censored", "min_trials"])
+
+
+def sample_complexity_slope_family(df, alpha_col, beta, n_col="n", error_col="error",
+                                   n_boot=200, random_state=0, level=0.95) -> dict:
+    """Slope of ``log n_hat`` against ``log(1/alpha)`` across a target-indexed family.
+
+    Like :func:`sample_complexity_slope`, but every population (group of ``alpha_col``) is
+    read at its own target (:func:`family_sample_complexity`): the minimax reading of
+    Theorem 4.10 (theory: 2 at fixed epsilon and small alpha). Bootstrap resamples the trials
+    within each ``(population, n)``. Same return dict.
+    """
+    beta = check_open_unit(beta, "beta")
+    n_boot = check_positive_int(n_boot, "n_boot", minimum=0)
+    level = check_open_unit(level, "level")
+    rng = check_random_state(random_state)
+    datasets, cells = _family_groups(df, alpha_col, n_col, error_col)
+    return _bootstrap(datasets, cells, beta, n_boot, rng, level)

@@ -1,0 +1,46 @@
+"""Tests of the C4 diagnostics scripts (ln|G| table, the mechanism's exact price)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ppm import PPMHalfspaceLearner
+from ppm.halfspaces import construct_halfspaces
+from ppm.hypothesis_class import ReferenceScorer, iter_hypotheses
+from ppm.populations import GaussianClusters
+from scripts.log_class_size import class_size_rows, fit_d2
+from scripts.mechanism_price import price_rows
+
+
+def test_log_class_size_matches_enumerated_G():
+    df = class_size_rows(dims=(1, 2), n_pubs=(4, 6), max_subsets=10**6, seed=3)
+    for row in df.itertuples():
+        X, _, _ = GaussianClusters(d=row.d, w_pub=1.0, margin=0.1).sample(6, random_state=3 + row.d)
+        m = len(construct_halfspaces(X[:row.n_pub]))
+        size = sum(1 for _ in iter_hypotheses(m, row.d))  # brute-force count of G
+        assert row.log_G == pytest.approx(math.log(size))
+        assert row.source == "constrhalf"
+    f = fit_d2(df)
+    assert 0 < f["slope"] and f["r2"] <= 1
+
+
+def test_log_class_size_marks_infeasible_cells():
+    df = class_size_rows(dims=(3,), n_pubs=(8, 16), max_subsets=91, seed=0)  # 92, 696 subsets
+    assert list(df["source"]) == ["general_position", "general_position"]
+
+
+def test_mechanism_price_expectation_matches_the_learner():
+    # Exact E[m(g_hat)] - min m against the mean training mistakes of real fits (Monte Carlo).
+    d, n, eps, seed = 2, 12, 1.0, 5
+    (row,) = [r for r in price_rows(d, n, 1, [eps], 0.1, seed) if r["trial"] == 0]
+    pop = GaussianClusters(d=d, w_pub=0.5, margin=0.1)
+    X, y, public = pop.sample(n, random_state=np.random.SeedSequence([seed, d, n, 0]))
+    hs = construct_halfspaces(X[public], n_features=d)
+    ref = ReferenceScorer(hs, X, y, d)
+    reps = 3000
+    excess = np.array([
+        ref.score(PPMHalfspaceLearner(epsilon=eps, random_state=s).fit(X, y, public).hypothesis_)
+        for s in range(reps)]) - row["min_m"]
+    assert abs(excess.mean() - row["excess_mean"]) <= 5 * excess.std() / math.sqrt(reps) + 1e-9
+    assert row["excess_q"] == pytest.approx(np.quantile(excess, 0.9), abs=1.0)
