@@ -102,7 +102,7 @@ class SweepScorer(BitsetScorer):
         return self._mask(prefix), Mx
 
     def histogram(self) -> np.ndarray:
-        k, sw, n1 = self._k, self._sw, self.n + 1
+        k, sw, n1 = self._kernels, self._sw, self.n + 1
         total = np.zeros(n1, dtype=np.int64)
         records = [("empty", (), None, None)]
         total[self.n0] += 1
