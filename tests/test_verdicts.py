@@ -179,3 +179,39 @@ def test_censored_replicates_are_counted_not_dropped():
     assert fit["n_points"] == 3
     assert fit["n_boot_valid"] == 100  # no replicate lost
     assert 0 < fit["censored_frac"] < 1
+
+
+def test_a_cell_censored_in_a_replicate_enters_at_the_largest_n():
+    # grid n = 5, 10, 20, 40; the three groups first reach the target at 10, 20, 40 (n_hat is
+    # interpolated in log n: 5 c, 10 c, 20 c with c = 2^0.9)
+    from ppm.sample_complexity import _bootstrap, loglog_slope
+    ns = np.array([5.0, 10.0, 20.0, 40.0])
+    ok, bad = np.zeros(10), np.ones(10)
+    groups = [[bad, ok, ok, ok], [bad, bad, ok, ok], [bad, bad, bad, ok]]
+    datasets = [(ns, g) for g in groups]
+    cells = [(0, 0.5, 1.0), (1, 0.5, 2.0), (2, 0.5, 4.0)]
+
+    def resample(rng):  # every replicate: the third group fails everywhere (right-censored)
+        return [groups[0], groups[1], [bad, bad, bad, bad]]
+
+    fit = _bootstrap(datasets, cells, 0.1, 20, np.random.default_rng(0), 0.95,
+                     resample=resample)
+    c = 2 ** 0.9
+    assert fit["slope"] == pytest.approx(1.0) and fit["n_points"] == 3
+    expected = loglog_slope([1.0, 2.0, 4.0], [5 * c, 10 * c, 40.0])[0]  # 40: the grid's edge
+    assert fit["lo"] == pytest.approx(expected) and fit["hi"] == pytest.approx(expected)
+    assert fit["censored_frac"] == pytest.approx(1 / 3)
+
+
+def test_a_missing_upper_end_draws_an_open_whisker():
+    import matplotlib.pyplot as plt
+
+    from claims import plotting
+    sub = pd.DataFrame({"n_hat": [100.0, 200.0], "n_hat_lo": [80.0, 150.0],
+                        "n_hat_hi": [130.0, np.nan], "censored": ["", ""]})
+    fig, ax = plt.subplots()
+    plotting.draw_nhat(ax, [1.0, 2.0], sub, 1000.0, dict(color="C0", marker="o"), "x")
+    arrows = [t for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
+    plt.close(fig)
+    assert len(arrows) == 1  # only the row without an upper end
+    assert arrows[0].xy == (2.0, 1.0)  # to the top of the axis (axes fraction)
