@@ -312,6 +312,8 @@ def _smooth_panels(ax1, ax2, results, rows) -> None:
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
     has_family = results.load(FAMILY) is not None
     has_smooth = results.load("c2_agnostic") is not None
+    if not (has_family or has_smooth):
+        return
     fig, axes = plotting.panels(int(has_family) + 2 * int(has_smooth), 6.4, 6.6)
     if has_family:
         _family_panel(axes[0], results, rows)

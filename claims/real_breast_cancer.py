@@ -21,6 +21,7 @@ of building one.
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 from scipy import stats
@@ -127,9 +128,11 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     ax.set_xlabel(r"privacy parameter $\epsilon$")
     ax.set_ylabel("test accuracy on held-out rows (mean, 95% t interval over splits)")
     feats = trials["population.features"].iloc[0] if "population.features" in trials else ""
+    verdicts = ", ".join(f"eps {r.epsilon:g}: {r.verdict}" for r in rows)
     ax.set_title(f"{feats}, {int(trials['n'].iloc[0])} training rows per split, "
-                 f"{trials['trial'].nunique()} splits\nPPM - DP-LR (Nadeau-Bengio): "
-                 + ", ".join(f"eps {r.epsilon:g}: {r.verdict}" for r in rows), fontsize=8)
+                 f"{trials['trial'].nunique()} splits\n"
+                 + textwrap.fill("PPM - DP-LR (Nadeau-Bengio corrected t): " + verdicts, 90),
+                 fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     plotting.legend_below(ax)
     plotting.save(fig, out_dir, "real_breast_cancer",
