@@ -13,6 +13,8 @@ off the same runs.
 * :func:`empirical_sample_complexity`: ``n_hat`` and its interval per group and ``alpha``;
 * :func:`sample_complexity_slope`, :func:`sample_complexity_slope_against`: the measured
   log-log slope with a bootstrap-over-trials interval (the verdict numbers of SPEC section 5);
+* :func:`sample_complexity_slope_paired`: the slope across groups that share their samples
+  per trial (C3's epsilons), resampling trial indices jointly;
 * :func:`family_sample_complexity`, :func:`sample_complexity_slope_family`: the same for a
   family of populations indexed by the target (one population per alpha, e.g.
   :class:`ppm.hard_family.MarginFamily`): each population's ``n_hat`` is read at its own alpha.
