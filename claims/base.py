@@ -118,3 +118,15 @@ def beta_of(nhat: pd.DataFrame) -> float:
 
 def alphas_of(nhat: pd.DataFrame) -> np.ndarray:
     return np.sort(nhat["alpha"].unique())
+
+
+def setting_value(trials: pd.DataFrame, name: str, default=None, cast=float):
+    """A population / learner setting of an experiment: ``population.<name>`` (or
+    ``learner.<name>``) where the CSV has it, else the bare column, else ``default``
+    (the bare duplicates ``d``, ``w_pub``, ``epsilon`` are being dropped from the CSVs)."""
+    for col in (f"population.{name}", f"learner.{name}", name):
+        if col in trials and trials[col].notna().any():
+            return cast(trials[col].dropna().iloc[0])
+    if default is None:
+        raise KeyError(f"no column for {name!r} in the trials")
+    return cast(default)

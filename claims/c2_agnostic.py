@@ -1,10 +1,19 @@
 """C2 (Theorem 4.10): agnostic sample complexity ``n ~ max(1/alpha^2, 1/(epsilon alpha))``.
 
-``c2_agnostic`` (overlapping clusters, d = 1, epsilon in {1, 0.05}): slopes of ``log n_hat``
-(excess error) against ``log(1/alpha)`` over two regimes (:func:`regimes`), compared as an
-upper bound with the theory's local slope (2 where ``1/alpha^2`` dominates, 1 in the
-``1/(epsilon alpha)`` regime, with and without the O-form's log factor). Non-private ERM is the
-reference; the ratio of PPM's ``n_hat`` at the two epsilons shows the privacy cost.
+First reading, the hard family ``c2_hard_family`` (:class:`ppm.hard_family.MarginFamily`: one
+population per target alpha, d = 1, ``P(private | x) = 1/2 -+ 4 alpha``): every learner needs
+``Omega(1/alpha^2)`` examples there (two-point argument in ``ppm/hard_family.py``), so the rate is
+tight and the slope is judged two-sided (:func:`claims.verdicts.verdict`). Each population's
+``n_hat`` is read at its own alpha (:func:`family_tables`).
+
+Second reading, one smooth population ``c2_agnostic`` (overlapping clusters, epsilon in
+{1, 0.05}): the theorem is only an upper bound there (:func:`claims.verdicts.upper_bound_verdict`;
+a slope below the band is the finding "faster than the worst case on this population").
+
+Both readings fit ``log n_hat`` (excess error) against ``log(1/alpha)`` over two regimes
+(:func:`regimes`) and compare with the range spanned by the theory's three readings over the
+regime, as C1 and C3 do: the rate ``max(1/alpha^2, 1/(epsilon alpha))``, the O-shape with its
+log factor and the explicit bound of Theorem 4.10. Non-private ERM is the reference.
 """
 
 from __future__ import annotations
@@ -12,17 +21,23 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import fmt_slope, upper_bound_verdict
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
+from claims.verdicts import fmt_slope, upper_bound_verdict, verdict
 from ppm import bounds
-from ppm.sample_complexity import loglog_slope, sample_complexity_slope
+from ppm.sample_complexity import (family_sample_complexity, loglog_slope,
+                                   sample_complexity_slope, sample_complexity_slope_family)
 from scripts.aggregate import ERROR_COL
 
 STATEMENT = "agnostic: n ~ max(1/alpha^2, 1/(epsilon alpha)) (Thm 4.10)"
 SMALL_ALPHA = 0.01  # "small alpha": where the 1/alpha^2 term must show (Thm 4.10)
 PALETTE = ["C0", "C4", "C1", "C5"]
+EPS = "learner.epsilon"
+FAMILY = "c2_hard_family"
+ALPHA_COL = "population.alpha_target"  # the target each family member is built for
+REFERENCE = "reference (non-private)"
 
 
 def regimes(alphas: np.ndarray, eps: float) -> list[tuple[str, np.ndarray]]:
@@ -33,19 +48,111 @@ def regimes(alphas: np.ndarray, eps: float) -> list[tuple[str, np.ndarray]]:
     return [(f"alpha {a.min():g}..{a.max():g}", a) for a in (small, large) if a.size >= 2]
 
 
+def theory_slopes(reg: np.ndarray, beta: float, eps: float, d: int) -> dict:
+    """Local slopes against log(1/alpha) over the regime: rate, O-shape, explicit bound."""
+    g = np.geomspace(reg.min(), reg.max(), 20)
+    return {"rate": loglog_slope(1 / g, np.maximum(1 / g**2, 1 / (eps * g)))[0],
+            "O-shape": loglog_slope(1 / g, bounds.agnostic_shape(g, beta, eps, d))[0],
+            "explicit": loglog_slope(1 / g, [bounds.agnostic_sample_complexity(a, beta, eps, d)
+                                             for a in g])[0]}
+
+
+def _theory_text(th: dict) -> str:
+    return (f"{min(th.values()):.2f} .. {max(th.values()):.2f} (rate {th['rate']:.2f}, "
+            f"O-shape {th['O-shape']:.2f}, explicit bound {th['explicit']:.2f})")
+
+
 def _curves(trials, nhat, eps_values):
     """(trials, n_hat rows) per (learner, epsilon); ERM under epsilon None."""
     out = {}
     for learner, eps in [("ppm", e) for e in eps_values] + [("erm", None)]:
         tri, sub = trials[trials.learner == learner], nhat[nhat.learner == learner]
         if learner == "ppm":
-            tri, sub = tri[tri["epsilon"] == eps], sub[sub["epsilon"] == eps]
+            tri, sub = tri[tri[EPS] == eps], sub[sub[EPS] == eps]
         out[(learner, eps)] = (tri, sub.sort_values("alpha"))
     return out
 
 
 def _eps_values(trials):
-    return sorted(trials.loc[trials.learner == "ppm", "epsilon"].unique(), reverse=True)
+    return sorted(trials.loc[trials.learner == "ppm", EPS].unique(), reverse=True)
+
+
+def _censored_text(fit) -> str:
+    frac = fit.get("censored_frac", math.nan)
+    return (f"; censored in {frac:.1%} of bootstrap cells (entered at the grid's edge)"
+            if frac > 0 else "")
+
+
+# ------------------------------------------------------------------------------- hard family
+
+
+def family_tables(trials: pd.DataFrame, beta: float, n_boot: int):
+    """``n_hat`` of every family member at its own alpha, and the slopes per regime.
+
+    Returns ``(n_hat, slopes)``: ``n_hat`` has ``learner, epsilon`` (NaN for ERM) and the
+    columns of :func:`ppm.sample_complexity.family_sample_complexity`; ``slopes`` one row per
+    (learner, epsilon, regime) with the bootstrap fit. ERM is fitted over PPM's regimes at the
+    largest epsilon.
+    """
+    nh, slopes = [], []
+    eps_values = _eps_values(trials)
+    for (learner, eps), g in trials.groupby(["learner", trials[EPS].fillna(-1.0)]):
+        eps = None if eps < 0 else float(eps)
+        nh.append(family_sample_complexity(g, ALPHA_COL, beta, error_col=ERROR_COL)
+                  .assign(learner=learner, epsilon=eps))
+        alphas = np.sort(g[ALPHA_COL].unique())
+        for name, reg in regimes(alphas, eps if eps is not None else max(eps_values)):
+            fit = sample_complexity_slope_family(g[g[ALPHA_COL].isin(reg)], ALPHA_COL, beta,
+                                                 error_col=ERROR_COL, n_boot=n_boot)
+            slopes.append(dict(learner=learner, epsilon=eps, regime=name,
+                               alpha_min=reg.min(), alpha_max=reg.max(), **fit))
+    nh = pd.concat(nh, ignore_index=True)
+    # PPM first, largest epsilon first (the headline), the ERM reference last
+    slopes = (pd.DataFrame(slopes).assign(_o=lambda f: f["epsilon"].fillna(-1.0))
+              .sort_values(["_o", "alpha_min"], ascending=[False, True], kind="stable")
+              .drop(columns="_o").reset_index(drop=True))
+    return nh[["learner", "epsilon", *nh.columns[:-2]]], slopes
+
+
+def _family_rows(results) -> list[VerdictRow]:
+    data = results.load(FAMILY)
+    if data is None:
+        return []
+    trials, nhat = data
+    beta, w_pub = beta_of(nhat), setting_value(trials, "w_pub")
+    d = setting_value(trials, "d", default=1, cast=int)
+    c = setting_value(trials, "c")
+    _, slopes = family_tables(trials, beta, results.n_boot)
+    rows = []
+    for s in slopes.itertuples():
+        eps = s.epsilon if s.learner == "ppm" else None
+        reg = np.sort(trials.loc[trials[ALPHA_COL].between(s.alpha_min, s.alpha_max),
+                                 ALPHA_COL].unique())
+        fit = dict(slope=s.slope, lo=s.lo, hi=s.hi, n_points=s.n_points,
+                   censored_frac=s.censored_frac)
+        if eps is None:
+            th = {"rate": 2.0, "O-shape": 2.0, "explicit": 2.0}  # (d + ln 1/beta) / alpha^2
+            who, v = "non-private ERM (reference)", REFERENCE
+        else:
+            th = theory_slopes(reg, beta, eps, d)
+            who = f"epsilon={eps:g}"
+            v = verdict(s.lo, s.hi, s.slope, min(th.values()), max(th.values()), s.n_points)
+        rows.append(VerdictRow(
+            claim="C2", figure="c2_agnostic",
+            setting=f"hard family (margin 1/2 -+ {c:g} alpha, one population per alpha), "
+                    f"d={d}, w_pub={w_pub:g}, {who}, {s.regime}",
+            paper="every learner needs Omega(1/alpha^2) on this family; PPM's excess error "
+                  "<= alpha once n ~ max(1/alpha^2, 1/(epsilon alpha)) (Thm 4.10)",
+            measured=f"slope of log n_hat vs log(1/alpha), each population at its own alpha = "
+                     f"{fmt_slope(fit)} ({s.n_points} uncensored alphas{_censored_text(fit)})",
+            theory=_theory_text(th) if eps is not None else "2",
+            verdict=v, slope=s.slope, slope_lo=s.lo, slope_hi=s.hi, d=d,
+            epsilon=math.nan if eps is None else float(eps), w_pub=w_pub,
+            extra=f"hard family, {s.regime}" + ("" if eps is not None else ", non-private ERM")))
+    return rows
+
+
+# ------------------------------------------------------------------------ smooth population
 
 
 def _ppm_rows(tri, sub, eps, beta, d, w_pub, alphas, n_boot) -> list[VerdictRow]:
@@ -55,27 +162,23 @@ def _ppm_rows(tri, sub, eps, beta, d, w_pub, alphas, n_boot) -> list[VerdictRow]
     rows = []
     for name, reg in regimes(alphas, eps):
         fit = sample_complexity_slope(tri, reg, beta, error_col=ERROR_COL, n_boot=n_boot)
-        # The theory's local slope over the regime: 2 where 1/alpha^2 dominates, 1 in the
-        # 1/(epsilon alpha) regime, plus the log factor of the O-form.
-        g2 = np.geomspace(reg.min(), reg.max(), 20)
-        theory_log = loglog_slope(1 / g2, bounds.agnostic_shape(g2, beta, eps, d))[0]
-        theory = loglog_slope(1 / g2, np.maximum(1 / g2**2, 1 / (eps * g2)))[0]
+        th = theory_slopes(reg, beta, eps, d)
         in_reg = ok & sub["alpha"].isin(reg).to_numpy()
         loose = explicit[in_reg] / sub["n_hat"].to_numpy()[in_reg]
         rows.append(VerdictRow(
             claim="C2", figure="c2_agnostic",
-            setting=f"d={d}, w_pub={w_pub:g}, epsilon={eps:g}, {name}, overlapping "
-                    "clusters (excess error)",
+            setting=f"smooth population (overlapping clusters), d={d}, w_pub={w_pub:g}, "
+                    f"epsilon={eps:g}, {name} (excess error)",
             paper="excess error <= alpha once n ~ max(1/alpha^2, 1/(epsilon alpha)) "
                   "(Thm 4.10)",
             measured=f"slope of log n_hat vs log(1/alpha) = {fmt_slope(fit)} "
-                     f"({fit['n_points']} uncensored alphas)",
-            theory=f"{theory:.2f} (with log factor {theory_log:.2f})",
+                     f"({fit['n_points']} uncensored alphas{_censored_text(fit)})",
+            theory=_theory_text(th),
             looseness=float(np.median(loose)) if loose.size else math.nan,
-            verdict=upper_bound_verdict(fit, min(theory, theory_log), max(theory, theory_log),
+            verdict=upper_bound_verdict(fit, min(th.values()), max(th.values()),
                                         bool(np.all(loose >= 1)) if loose.size else True),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
-            d=d, epsilon=float(eps), w_pub=w_pub, extra=name))
+            d=d, epsilon=float(eps), w_pub=w_pub, extra=f"smooth population, {name}"))
     return rows
 
 
@@ -95,14 +198,17 @@ def _ratio_text(curves, eps_values, alphas) -> str:
                         for a in both) + f" vs {hi_e / lo_e:g} if privacy dominated")
 
 
-def analyse(results) -> list[VerdictRow]:
+def _smooth_setting(trials, nhat):
+    return (beta_of(nhat), alphas_of(nhat), setting_value(trials, "d", cast=int),
+            setting_value(trials, "w_pub"), _eps_values(trials))
+
+
+def _smooth_rows(results) -> list[VerdictRow]:
     data = results.load("c2_agnostic")
     if data is None:
         return []
     trials, nhat = data
-    beta, alphas = beta_of(nhat), alphas_of(nhat)
-    d, w_pub = first(trials, "d", int), first(trials, "w_pub")
-    eps_values = _eps_values(trials)
+    beta, alphas, d, w_pub, eps_values = _smooth_setting(trials, nhat)
     curves = _curves(trials, nhat, eps_values)
     rows = []
     for eps in eps_values:
@@ -111,28 +217,67 @@ def analyse(results) -> list[VerdictRow]:
                                   error_col=ERROR_COL, n_boot=results.n_boot)
     rows.append(VerdictRow(
         claim="C2", figure="c2_agnostic",
-        setting=f"d={d}, non-private ERM (reference), alpha <= {SMALL_ALPHA:g}",
+        setting=f"smooth population, d={d}, non-private ERM (reference), "
+                f"alpha <= {SMALL_ALPHA:g}",
         paper="non-private agnostic rate (d + ln 1/beta)/alpha^2",
         measured="slope = " + fmt_slope(fit) + _ratio_text(curves, eps_values, alphas),
-        theory="2", verdict="reference (non-private)",
+        theory="2", verdict=REFERENCE,
         slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
-        d=d, w_pub=w_pub, extra=f"non-private ERM, alpha <= {SMALL_ALPHA:g}"))
+        d=d, w_pub=w_pub, extra=f"smooth population, non-private ERM, alpha <= {SMALL_ALPHA:g}"))
     return rows
 
 
-def plot(results, rows: list[VerdictRow], out_dir) -> None:
+def analyse(results) -> list[VerdictRow]:
+    """Hard family first (the headline reading), then the smooth population."""
+    return _family_rows(results) + _smooth_rows(results)
+
+
+# ------------------------------------------------------------------------------------ figure
+
+
+def _family_panel(ax, results, rows) -> None:
+    """n_hat of each family member at its own alpha, with the two-point lower bound."""
+    trials, nhat = results.load(FAMILY)
+    beta, d = beta_of(nhat), setting_value(trials, "d", default=1, cast=int)
+    c = setting_value(trials, "c")
+    nh, _ = family_tables(trials, beta, n_boot=0)
+    alphas = np.sort(nh["alpha"].unique())
+    grid = np.geomspace(alphas.min(), alphas.max(), 40)
+    top = float(trials["n"].max())
+    eps_values = _eps_values(trials)
+    for i, (key, sub) in enumerate(nh.groupby(nh["epsilon"].fillna(-1.0), sort=False)):
+        eps = None if key < 0 else float(key)
+        learner = "erm" if eps is None else "ppm"
+        over = {} if eps is None else {"color": PALETTE[eps_values.index(eps) % len(PALETTE)]}
+        style, label = plotting.style_and_label(
+            learner, "" if eps is None else f", epsilon = {eps:g}", **over)
+        plotting.draw_nhat(ax, sub["alpha"], sub.sort_values("alpha"), top, style, label)
+        if eps is not None:
+            ax.plot(grid, [bounds.agnostic_sample_complexity(a, beta, eps, d) for a in grid],
+                    color=style["color"], ls="--", lw=1,
+                    label=f"Thm 4.10 explicit n, epsilon = {eps:g}")
+    gamma = c * grid
+    ax.plot(grid, (1 - 2 * beta) ** 2 * (1 - 2 * gamma) / (4 * c**2 * grid**2), color="k",
+            ls=":", label="two-point lower bound, any learner")
+    plotting.log_axes(ax, alphas, r"target excess error $\alpha$ (= the population's own)",
+                      plotting.nhat_label(beta))
+    ax.set_title("hard family (margin 1/2 -+ %g alpha), slopes:\n" % c + "\n".join(
+        f"{r.extra.split(', ', 1)[1]}"
+        + ("" if np.isnan(r.epsilon) else f", eps={r.epsilon:g}")
+        + f": {fmt_slope(dict(slope=r.slope, lo=r.slope_lo, hi=r.slope_hi))} ({r.verdict})"
+        for r in rows if r.extra.startswith("hard family")), fontsize=7)
+    plotting.legend_below(ax)
+
+
+def _smooth_panels(ax1, ax2, results, rows) -> None:
     """Left: 90% quantile of excess error vs n (the beta = 0.1 level n_hat inverts), with the
     explicit bound; right: n_hat vs alpha with the explicit n and the fitted O-shape."""
     trials, nhat = results.load("c2_agnostic")
-    beta, alphas = beta_of(nhat), alphas_of(nhat)
-    d, w_pub = first(trials, "d", int), first(trials, "w_pub")
-    eps_values = _eps_values(trials)
+    beta, alphas, d, w_pub, eps_values = _smooth_setting(trials, nhat)
     colors = {e: PALETTE[i % len(PALETTE)] for i, e in enumerate(eps_values)}
-    curves = _curves(trials, nhat, eps_values)
-    fig, (ax1, ax2) = plotting.panels(2, 6.4, 6.0)
     ns = np.sort(trials["n"].unique()).astype(float)
     grid = np.geomspace(alphas.min(), alphas.max(), 40)
-    for (learner, eps), (tri, sub) in curves.items():
+    for (learner, eps), (tri, sub) in _curves(trials, nhat, eps_values).items():
         suffix = f", epsilon = {eps:g}" if learner == "ppm" else ""
         over = {"color": colors[eps]} if learner == "ppm" else {}
         style, label = plotting.style_and_label(learner, suffix, **over)
@@ -141,28 +286,44 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
         plotting.draw_nhat(ax2, sub["alpha"], sub, float(ns.max()), style, label)
         if learner != "ppm":
             continue
-        c = colors[eps]
-        ax1.plot(ns, [bounds.agnostic_bound(n, d, eps, beta) for n in ns], color=c, ls="--",
+        col = colors[eps]
+        ax1.plot(ns, [bounds.agnostic_bound(n, d, eps, beta) for n in ns], color=col, ls="--",
                  lw=1, label=f"Thm 4.10 explicit bound, epsilon = {eps:g}")
         ax2.plot(grid, [bounds.agnostic_sample_complexity(a, beta, eps, d) for a in grid],
-                 color=c, ls="--", lw=1, label=f"Thm 4.10 explicit n, epsilon = {eps:g}")
+                 color=col, ls="--", lw=1, label=f"Thm 4.10 explicit n, epsilon = {eps:g}")
         ok = plotting.uncensored(sub)
         if ok.any():
             shape_pts = bounds.agnostic_shape(sub["alpha"].to_numpy(), beta, eps, d)
             const = bounds.fit_shape_constant(sub["n_hat"].to_numpy()[ok], shape_pts[ok])
-            ax2.plot(grid, const * bounds.agnostic_shape(grid, beta, eps, d), color=c, ls=":",
-                     label=f"O-shape fitted ({const:.2g} x), epsilon = {eps:g}")
+            ax2.plot(grid, const * bounds.agnostic_shape(grid, beta, eps, d), color=col,
+                     ls=":", label=f"O-shape fitted ({const:.2g} x), epsilon = {eps:g}")
     plotting.log_axes(ax1, None, "sample size n", f"{1 - beta:.0%} quantile of excess error "
                       "over trials")
-    ax1.set_title(f"excess error vs n (d = {d}, w_pub = {w_pub:g})", fontsize=9)
+    ax1.set_title(f"smooth population: excess error vs n (d = {d}, w_pub = {w_pub:g})",
+                  fontsize=9)
     plotting.legend_below(ax1)
     plotting.log_axes(ax2, alphas, r"target excess error $\alpha$", plotting.nhat_label(beta))
-    ax2.set_title("PPM slopes\n" + "\n".join(
-        f"eps={r.epsilon:g}, {r.extra}: {r.slope:.2f}" for r in rows
-        if r.verdict != "reference (non-private)"), fontsize=8)
+    ax2.set_title("smooth population, PPM slopes:\n" + "\n".join(
+        f"eps={r.epsilon:g}, {r.extra.split(', ', 1)[1]}: {r.slope:.2f} ({r.verdict})"
+        for r in rows if r.extra.startswith("smooth") and r.verdict != REFERENCE), fontsize=7)
     plotting.legend_below(ax2)
-    plotting.save(fig, out_dir, "c2_agnostic", "C2 (Theorem 4.10): agnostic sample complexity")
 
 
-CLAIM = Claim(id="C2", name="c2_agnostic", statement=STATEMENT, experiments=("c2_agnostic",),
-              analyse=analyse, plot=plot, headline={"epsilon": 1.0})
+def plot(results, rows: list[VerdictRow], out_dir) -> None:
+    has_family = results.load(FAMILY) is not None
+    has_smooth = results.load("c2_agnostic") is not None
+    if not (has_family or has_smooth):
+        return
+    fig, axes = plotting.panels(int(has_family) + 2 * int(has_smooth), 6.4, 6.6)
+    if has_family:
+        _family_panel(axes[0], results, rows)
+    if has_smooth:
+        _smooth_panels(*axes[int(has_family):], results, rows)
+    plotting.save(fig, out_dir, "c2_agnostic",
+                  "C2 (Theorem 4.10): agnostic sample complexity, hard family and a smooth "
+                  "population")
+
+
+CLAIM = Claim(id="C2", name="c2_agnostic", statement=STATEMENT,
+              experiments=(FAMILY, "c2_agnostic"), analyse=analyse, plot=plot,
+              headline={"epsilon": 1.0})

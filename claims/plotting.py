@@ -57,15 +57,32 @@ def right_censored(sub: pd.DataFrame) -> np.ndarray:
 
 def draw_nhat(ax, x, sub: pd.DataFrame, top, style: dict, label: str) -> None:
     """``n_hat`` with its interval at ``x``; right-censored cells as open triangles at ``top``
-    (a number, or one value per row of ``sub``: the largest n of that row's own setting)."""
+    (a number, or one value per row of ``sub``: the largest n of that row's own setting).
+
+    Where the Clopper-Pearson upper end ``n_hat_hi`` does not exist (the pessimistic curve
+    never reaches ``1 - beta``: too few trials, or the grid ends first) the whisker is open:
+    a dotted line from ``n_hat`` to the top of the axis ending in an arrow head, not a
+    zero-length whisker that would read as a tight interval.
+    """
     x = np.asarray(x, dtype=float)
     ok = uncensored(sub)
     nh = sub["n_hat"].to_numpy(dtype=float)
     lo = np.where(np.isfinite(sub["n_hat_lo"]), sub["n_hat_lo"], nh)
-    hi = np.where(np.isfinite(sub["n_hat_hi"]), sub["n_hat_hi"], nh)
+    hi_raw = sub["n_hat_hi"].to_numpy(dtype=float)
+    hi = np.where(np.isfinite(hi_raw), hi_raw, nh)
     kw = {k: v for k, v in style.items() if k != "label"}
     ax.errorbar(x[ok], nh[ok], yerr=[(nh - lo)[ok], (hi - nh)[ok]], capsize=3, label=label,
                 **kw)
+    open_hi = ok & ~np.isfinite(hi_raw)
+    for xi, yi in zip(x[open_hi], nh[open_hi]):
+        # blended transform: x in data, y in axes fraction (1 = the top of the axis, whatever
+        # the limits end up being after every curve is drawn)
+        ax.annotate("", xy=(xi, 1.0), xycoords=("data", "axes fraction"), xytext=(xi, yi),
+                    textcoords="data", arrowprops=dict(arrowstyle="-|>", ls=":", lw=1,
+                                                       color=style.get("color", "k")))
+    if open_hi.any():
+        ax.plot([], [], ls=":", color=style.get("color", "k"),
+                label=f"{label}: upper end open (Clopper-Pearson: too few trials)")
     right = right_censored(sub)
     if right.any():
         tops = np.broadcast_to(np.asarray(top, dtype=float), x.shape)[right]

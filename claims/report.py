@@ -4,7 +4,9 @@
 per setting) and ``<results>/figures/<claim.name>.png``; a claim whose results are missing is
 skipped with a one-line notice. ``verdict_table`` joins the rows of every claim into one row per
 claim: the headline setting (``Claim.headline``), the median looseness and the combined verdict
-(:func:`claims.verdicts.combined_verdict`; for a claim without a theorem, its comparisons).
+(:func:`claims.verdicts.combined_verdict`: "inconclusive" unless most settings are conclusive,
+with the counts); a claim without a theorem lists the measurement and comparison of every
+setting.
 """
 
 from __future__ import annotations
@@ -65,8 +67,9 @@ def _headline(own: pd.DataFrame, headline: dict) -> pd.Series:
 
 def verdict_table(details: pd.DataFrame, claims=CLAIMS) -> pd.DataFrame:
     rows = []
+    by_claim = dict(list(details.groupby("claim", sort=False)))
     for claim in claims:
-        sub = details[details["claim"] == claim.id]
+        sub = by_claim.get(claim.id, details.iloc[:0])
         if sub.empty:
             rows.append(dict(claim=claim.id, paper=claim.statement, setting="",
                              measured="not run", looseness=np.nan, verdict="not run", figure=""))
@@ -80,7 +83,10 @@ def verdict_table(details: pd.DataFrame, claims=CLAIMS) -> pd.DataFrame:
         rows.append(dict(
             claim=claim.id, paper=claim.statement,
             setting=str(head["setting"]) + (f" (+{more} more in details)" if more else ""),
-            measured=str(head["measured"]), theory=str(head.get("theory", "")),
+            # a comparison claim (no theorem) shows every setting, e.g. all five epsilons
+            measured=(str(head["measured"]) if claim.has_theorem
+                      else "; ".join(own["measured"].astype(str))),
+            theory=str(head.get("theory", "")),
             looseness=float(loose.median()) if loose.notna().any() else np.nan,
             verdict=(combined_verdict(own["verdict"]) if claim.has_theorem
                      else comparison_verdict(own)),

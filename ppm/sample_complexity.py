@@ -13,6 +13,8 @@ off the same runs.
 * :func:`empirical_sample_complexity`: ``n_hat`` and its interval per group and ``alpha``;
 * :func:`sample_complexity_slope`, :func:`sample_complexity_slope_against`: the measured
   log-log slope with a bootstrap-over-trials interval (the verdict numbers of SPEC section 5);
+* :func:`sample_complexity_slope_paired`: the slope across groups that share their samples
+  per trial (C3's epsilons), resampling trial indices jointly;
 * :func:`family_sample_complexity`, :func:`sample_complexity_slope_family`: the same for a
   family of populations indexed by the target (one population per alpha, e.g.
   :class:`ppm.hard_family.MarginFamily`): each population's ``n_hat`` is read at its own alpha.
@@ -38,6 +40,7 @@ __all__ = [
     "sample_complexity_slope_against",
     "family_sample_complexity",
     "sample_complexity_slope_family",
+    "sample_complexity_slope_paired",
 ]
 
 # Fractions are ratios of small integers while the target is 1 - beta in floating point
@@ -260,17 +263,23 @@ def slope_against(df_nhat, x_col, y_col="n_hat"):
     return loglog_slope(d[x_col].to_numpy(dtype=float), d[y_col].to_numpy(dtype=float))
 
 
-def _bootstrap(datasets, cells, beta, n_boot, rng, level):
+def _bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None):
     """Point slope and bootstrap interval for ``log n_hat`` against ``log x`` over ``cells``.
 
     ``datasets``: list of ``(ns, errs)``; ``cells``: list of ``(dataset index, alpha, x)``.
-    Each replicate resamples the trials within every ``(dataset, n)`` with replacement (one
-    resample per dataset, shared by all its cells) and recomputes every ``n_hat`` and the
-    slope; only the cells uncensored in the point estimate enter, and a cell censored in a
-    replicate is dropped from that replicate. Percentile interval over the replicates that
-    have >= 2 points.
+    Each replicate resamples the trials with ``resample(rng)`` (default: within every
+    ``(dataset, n)`` independently, one resample per dataset shared by all its cells) and
+    recomputes every ``n_hat`` and the slope; only the cells uncensored in the point estimate
+    enter. A cell censored in a replicate is not dropped (that would bias the slope toward the
+    cells that happen to stay measurable): it enters at the edge of the grid, the largest ``n``
+    if right-censored (the true ``n_hat`` is larger: a lower bound) and the smallest ``n`` if
+    left-censored (an upper bound); ``censored_frac`` counts these (replicate, cell) pairs.
+    Percentile interval over the replicates.
     """
     target = 1.0 - beta
+    if resample is None:
+        def resample(rng):
+            return [[e[rng.integers(0, e.size, e.size)] for e in errs] for _, errs in datasets]
 
     def nhats(ds_errs):
         # success fractions of every cell at once: sort each n's errors, count by searchsorted
@@ -292,17 +301,22 @@ def _bootstrap(datasets, cells, beta, n_boot, rng, level):
     vals = np.array([v for v, _ in point], dtype=float)
     slope, _ = loglog_slope(xs[use], vals[use])
     res = {"slope": slope, "lo": math.nan, "hi": math.nan, "se": math.nan,
-           "n_points": int(use.sum()), "n_boot_valid": 0}
+           "n_points": int(use.sum()), "n_boot_valid": 0, "censored_frac": math.nan}
     if use.sum() < 2 or n_boot == 0:
         return res
     cells = [c for c, u in zip(cells, use) if u]
     xs = xs[use]
+    largest = np.array([datasets[c[0]][0][-1] for c in cells], dtype=float)
     boot = np.full(n_boot, math.nan)
+    n_censored = 0
     for b in range(n_boot):
-        resampled = [[e[rng.integers(0, e.size, e.size)] for e in errs] for _, errs in datasets]
-        rep = nhats(resampled)
-        v = np.array([val if c == "" else math.nan for val, c in rep], dtype=float)
+        rep = nhats(resample(rng))
+        cens = np.array([c for _, c in rep])
+        v = np.array([val for val, _ in rep], dtype=float)  # left-censored: val = smallest n
+        v[cens == "right"] = largest[cens == "right"]
+        n_censored += int(np.count_nonzero(cens != ""))
         boot[b] = loglog_slope(xs, v)[0]
+    res["censored_frac"] = n_censored / (n_boot * len(cells))
     boot = boot[np.isfinite(boot)]
     res["n_boot_valid"] = int(boot.size)
     if boot.size >= 2:
@@ -413,3 +427,52 @@ def sample_complexity_slope_family(df, alpha_col, beta, n_col="n", error_col="er
     rng = check_random_state(random_state)
     datasets, cells = _family_groups(df, alpha_col, n_col, error_col)
     return _bootstrap(datasets, cells, beta, n_boot, rng, level)
+
+
+def _paired_groups(df, x_col, n_col, error_col, trial_col):
+    """Per group of ``x_col``: ``(ns, errs)`` with every ``errs[i]`` ordered by trial, so that
+    index ``j`` is the same trial (the same sample) in every group."""
+    _check_df(df, [x_col, n_col, error_col, trial_col], [x_col, n_col, error_col])
+    _check_n_values(df, n_col)
+    if df.duplicated([x_col, n_col, trial_col]).any():
+        raise ValueError(f"more than one row per ({x_col}, {n_col}, {trial_col}): "
+                         "pass the trials of one learner")
+    tab = df.pivot(index=[n_col, trial_col], columns=x_col, values=error_col).sort_index()
+    if tab.isna().to_numpy().any():
+        raise ValueError(f"a paired bootstrap needs every ({n_col}, {trial_col}) in every "
+                         f"{x_col} group; some are missing")
+    ns = tab.index.get_level_values(0).unique().to_numpy(dtype=float)
+    datasets = [(ns, [tab.xs(n, level=0)[x].to_numpy(dtype=float) for n in ns])
+                for x in tab.columns]
+    return list(tab.columns), datasets
+
+
+def sample_complexity_slope_paired(df, x_col, alpha, beta, n_col="n", error_col="error",
+                                   trial_col="trial", n_boot=200, random_state=0,
+                                   level=0.95) -> dict:
+    """:func:`sample_complexity_slope_against` for groups that share their samples per trial.
+
+    When every group of ``x_col`` (e.g. epsilon, C3) is run on the same sample for a given
+    ``(n, trial)``, the groups' errors are dependent and resampling each group on its own
+    (as :func:`sample_complexity_slope_against` does) ignores that, which gives a wrong (in
+    practice too wide) interval for a slope across the groups. Here each replicate draws the
+    trial indices once per ``n`` and applies them to every group (the same resampled samples
+    at every ``x``). Censoring in replicates as in :func:`sample_complexity_slope` (counted in
+    ``censored_frac``). Same return dict.
+    """
+    alpha = check_open_unit(alpha, "alpha")
+    beta = check_open_unit(beta, "beta")
+    n_boot = check_positive_int(n_boot, "n_boot", minimum=0)
+    level = check_open_unit(level, "level")
+    rng = check_random_state(random_state)
+    xs, datasets = _paired_groups(df, x_col, n_col, error_col, trial_col)
+    if np.any(np.asarray(xs, dtype=float) <= 0):
+        raise ValueError(f"column {x_col!r} must be positive for a log-log slope")
+    per_n = [e.size for e in datasets[0][1]]
+
+    def resample(rng):
+        idx = [rng.integers(0, t, t) for t in per_n]
+        return [[e[i] for e, i in zip(errs, idx)] for _, errs in datasets]
+
+    cells = [(i, alpha, float(x)) for i, x in enumerate(xs)]
+    return _bootstrap(datasets, cells, beta, n_boot, rng, level, resample=resample)

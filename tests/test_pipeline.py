@@ -258,9 +258,9 @@ def test_notebook_runs_on_results(tmp_path):
 @pytest.mark.parametrize("args,expected", [
     ((0.9, 1.1, 1.0, 1.0, 1.2, 5), "holds"),
     ((1.5, 1.7, 1.6, 1.0, 1.2, 5), "does not hold"),
-    ((1.3, 1.4, 1.35, 1.0, 1.2, 5), "holds with caveat"),
-    ((0.0, 3.0, 1.5, 1.0, 1.2, 5), "inconclusive (too few points or interval too wide)"),
-    ((0.9, 1.1, 1.0, 1.0, 1.2, 2), "inconclusive (too few points or interval too wide)"),
+    ((1.3, 1.5, 1.4, 1.0, 1.2, 5), "inconclusive (interval crosses theory +- 0.25)"),
+    ((0.0, 3.0, 1.5, 1.0, 1.2, 5), "inconclusive (interval wider than theory +- 0.25)"),
+    ((0.9, 1.1, 1.0, 1.0, 1.2, 2), "inconclusive (2 uncensored points, fewer than 3)"),
     ((float("nan"),) * 3 + (1.0, 1.2, 0), "not measured"),
 ])
 def test_c1_verdict_rule(args, expected):

@@ -1,0 +1,217 @@
+"""The verdict rules on synthetic intervals: every rule is tested in both directions.
+
+Theory range [1, 1.2] and SLOPE_TOL = 0.25 give the equivalence band [0.75, 1.45] below.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from claims.real_breast_cancer import nadeau_bengio
+from claims.report import verdict_table
+from claims.verdicts import (FASTER, SLOPE_TOL, combined_verdict, markdown_table, mean_ci,
+                             slope_band, upper_bound_verdict, verdict)
+from ppm.sample_complexity import (sample_complexity_slope_against,
+                                   sample_complexity_slope_paired)
+
+TH = (1.0, 1.2)
+
+
+def _fit(slope, lo, hi, n=5):
+    return {"slope": slope, "lo": lo, "hi": hi, "n_points": n}
+
+
+def test_the_band_is_the_theory_widened_by_the_stated_margin():
+    assert SLOPE_TOL == 0.25
+    assert slope_band(*TH) == pytest.approx((0.75, 1.45))
+
+
+@pytest.mark.parametrize("lo,hi,expected", [
+    (0.80, 1.40, "holds"),              # inside the band
+    (0.76, 0.90, "holds"),              # inside, though below the theory itself
+    (0.70, 0.90, "inconclusive"),       # crosses the lower edge: not "holds"
+    (1.30, 1.50, "inconclusive"),       # crosses the upper edge
+    (0.50, 2.00, "inconclusive"),       # wider than the band: imprecision is not evidence
+    (1.50, 1.70, "does not hold"),      # entirely above
+    (0.30, 0.70, "does not hold"),      # entirely below
+])
+def test_two_sided_verdict(lo, hi, expected):
+    assert verdict(lo, hi, (lo + hi) / 2, *TH, n_points=5).startswith(expected)
+
+
+def test_imprecision_never_makes_holds_easier():
+    # the same point estimate with ever wider intervals: holds, then never holds again
+    out = [verdict(1.1 - h, 1.1 + h, 1.1, *TH, n_points=5) for h in np.linspace(0.05, 1.0, 40)]
+    first_not = next(i for i, v in enumerate(out) if v != "holds")
+    assert first_not > 0 and all(v.startswith("inconclusive") for v in out[first_not:])
+
+
+def test_too_few_points_or_no_slope():
+    assert verdict(1.0, 1.1, 1.05, *TH, n_points=2).startswith("inconclusive")
+    assert verdict(1.0, 1.1, 1.05, *TH, n_points=3) == "holds"
+    assert verdict(math.nan, math.nan, math.nan, *TH, n_points=0) == "not measured"
+
+
+@pytest.mark.parametrize("fit,below,worse,expected", [
+    (_fit(1.1, 1.0, 1.2), True, "above", "holds"),
+    (_fit(0.0, -0.1, 0.1), True, "above", FASTER),        # well below: a finding, not "holds"
+    (_fit(-0.5, -0.6, -0.4), True, "above", FASTER),
+    (_fit(2.0, 1.8, 2.2), True, "above", "does not hold"),  # slower than the bound's rate
+    (_fit(0.0, -0.1, 0.1), True, "below", "does not hold"),  # direction flipped (epsilon)
+    (_fit(2.0, 1.8, 2.2), True, "below", FASTER),
+    (_fit(0.7, 0.6, 0.8), True, "above", "inconclusive"),  # crosses the lower edge
+    (_fit(1.1, 1.0, 1.2), False, "above", "holds (but n_hat exceeds the explicit bound)"),
+])
+def test_upper_bound_verdict(fit, below, worse, expected):
+    out = upper_bound_verdict(fit, *TH, below, worse=worse)
+    assert out.startswith(expected) if expected == "inconclusive" else out == expected
+
+
+def test_upper_bound_verdict_rejects_a_bad_direction():
+    with pytest.raises(ValueError, match="worse"):
+        upper_bound_verdict(_fit(1.1, 1.0, 1.2), *TH, True, worse="up")
+
+
+@pytest.mark.parametrize("verdicts,expected", [
+    (["holds"] * 4 + ["inconclusive (x)"] * 2, "holds in 4 of 6 settings, 2 inconclusive"),
+    (["holds"] * 2 + ["inconclusive (x)"] * 4, "inconclusive (2 of 6 settings conclusive)"),
+    (["holds", "inconclusive (x)"], "inconclusive (1 of 2 settings conclusive)"),  # not most
+    (["holds", "holds", "reference (non-private)"], "holds in 2 of 2 settings"),
+    (["does not hold", "does not hold", "holds"],
+     "mixed: holds in 1 of 3 settings, does not hold in 2"),
+    ([FASTER, FASTER, "inconclusive (x)"], f"{FASTER} in 2 of 3 settings, 1 inconclusive"),
+    (["holds", "holds with caveat", "not measured"],
+     "holds (with caveat) in 2 of 3 settings, 1 inconclusive"),
+    (["reference (non-private)"], "not run"),
+    (["does not hold"], "does not hold"),
+])
+def test_combined_verdict(verdicts, expected):
+    assert combined_verdict(verdicts) == expected
+
+
+def test_verdict_table_counts_the_settings():
+    details = pd.DataFrame([
+        dict(claim="C5", setting="a", measured="slope 0.1", theory="0", looseness=10.0,
+             verdict="holds", figure="c5_mixture_weight", alpha=0.01),
+        dict(claim="C5", setting="b", measured="slope 0.0", theory="0", looseness=30.0,
+             verdict="does not hold", figure="c5_mixture_weight", alpha=0.02),
+        dict(claim="C5", setting="c", measured="slope 0.0", theory="0", looseness=20.0,
+             verdict="inconclusive (x)", figure="c5_mixture_weight", alpha=0.04),
+    ])
+    table = verdict_table(details).set_index("claim")
+    assert table.loc["C5", "verdict"] == ("mixed: holds in 1 of 3 settings, does not hold in "
+                                          "1, 1 inconclusive")
+    assert table.loc["C1", "verdict"] == "not run"
+
+
+def test_mean_ci_is_the_student_t_interval():
+    v = np.array([1.0, 2.0, 4.0, 7.0])
+    m, lo, hi = mean_ci(v)
+    half = stats.t.ppf(0.975, 3) * v.std(ddof=1) / 2  # independent: t quantile x s / sqrt(n)
+    assert (m, lo, hi) == pytest.approx((3.5, 3.5 - half, 3.5 + half))
+    assert mean_ci([2.0, 2.0]) == (2.0, 2.0, 2.0)
+
+
+def test_nadeau_bengio_widens_by_the_overlap_correction():
+    d = np.array([0.01, 0.03, -0.02, 0.05, 0.02, 0.0, 0.04, 0.01])
+    m, lo, hi, p = nadeau_bengio(d, n_train=200, n_test=369)
+    k, s2 = d.size, d.var(ddof=1)
+    half = stats.t.ppf(0.975, k - 1) * math.sqrt((1 / k + 369 / 200) * s2)
+    assert (lo, hi) == pytest.approx((m - half, m + half))
+    # with no test/train overlap term it is the plain t interval: much narrower here
+    m0, lo0, hi0 = mean_ci(d)
+    assert hi0 - lo0 < (hi - lo) / 3
+    assert 0 < p < 1
+
+
+def test_markdown_table_formats_and_escapes():
+    out = markdown_table(pd.DataFrame({"a": [1.23456, np.nan], "b": ["x|y", "2.50"]}))
+    lines = out.splitlines()
+    assert lines[0].split("|")[1].strip() == "a" and set(lines[1]) <= {"|", "-"}
+    assert "1.23 " in lines[2] and "x\\|y" in lines[2] and "–" in lines[3] and "2.50" in lines[3]
+
+
+N_GRID = (16, 32, 64, 128, 256, 512, 1024)
+
+
+def _shared_sample_trials(rng, trials=60, n_grid=N_GRID, eps=(0.25, 0.5, 1.0)):
+    """Errors that depend on the shared sample of (n, trial) much more than on epsilon:
+    ``error = S / (epsilon n)`` with ``S ~ Exp(1)`` shared by the epsilons of a trial, so at
+    alpha = 0.05 the true n_hat is ``ln(10) / (0.05 epsilon)`` (46 to 184)."""
+    rows = []
+    for n in n_grid:
+        for t in range(trials):
+            shared = rng.exponential(1.0)  # how hard this trial's sample is
+            for e in eps:
+                rows.append(dict(n=n, trial=t, epsilon=e,
+                                 error=shared / (e * n) * rng.uniform(0.95, 1.05)))
+    return pd.DataFrame(rows)
+
+
+def test_paired_bootstrap_is_narrower_when_epsilons_share_samples():
+    # close epsilons: every n_hat crosses between the same two grid points, i.e. is read off
+    # the same samples; resampling them jointly keeps that dependence (measured: 0.74)
+    df = _shared_sample_trials(np.random.default_rng(1), eps=(0.75, 0.875, 1.0))
+    kw = dict(alpha=0.05, beta=0.1, n_boot=200)
+    joint = sample_complexity_slope_paired(df, "epsilon", **kw)
+    indep = sample_complexity_slope_against(df, "epsilon", **kw)
+    assert joint["slope"] == pytest.approx(indep["slope"])  # same point estimate
+    assert joint["hi"] - joint["lo"] < 0.85 * (indep["hi"] - indep["lo"])
+
+
+def test_paired_bootstrap_needs_aligned_trials():
+    df = _shared_sample_trials(np.random.default_rng(2), trials=5)
+    with pytest.raises(ValueError, match="every"):
+        sample_complexity_slope_paired(df.iloc[1:], "epsilon", 0.05, 0.1, n_boot=5)
+
+
+def test_censored_replicates_are_counted_not_dropped():
+    # at epsilon = 0.25 the largest n (256) barely reaches the target at alpha = 0.04
+    # (P = 0.92 per trial): some replicates are right-censored there (5% of cells, measured)
+    rng = np.random.default_rng(3)
+    df = _shared_sample_trials(rng, trials=30, n_grid=N_GRID[:5])
+    fit = sample_complexity_slope_paired(df, "epsilon", 0.04, 0.1, n_boot=100)
+    assert fit["n_points"] == 3
+    assert fit["n_boot_valid"] == 100  # no replicate lost
+    assert 0 < fit["censored_frac"] < 1
+
+
+def test_a_cell_censored_in_a_replicate_enters_at_the_largest_n():
+    # grid n = 5, 10, 20, 40; the three groups first reach the target at 10, 20, 40 (n_hat is
+    # interpolated in log n: 5 c, 10 c, 20 c with c = 2^0.9)
+    from ppm.sample_complexity import _bootstrap, loglog_slope
+    ns = np.array([5.0, 10.0, 20.0, 40.0])
+    ok, bad = np.zeros(10), np.ones(10)
+    groups = [[bad, ok, ok, ok], [bad, bad, ok, ok], [bad, bad, bad, ok]]
+    datasets = [(ns, g) for g in groups]
+    cells = [(0, 0.5, 1.0), (1, 0.5, 2.0), (2, 0.5, 4.0)]
+
+    def resample(rng):  # every replicate: the third group fails everywhere (right-censored)
+        return [groups[0], groups[1], [bad, bad, bad, bad]]
+
+    fit = _bootstrap(datasets, cells, 0.1, 20, np.random.default_rng(0), 0.95,
+                     resample=resample)
+    c = 2 ** 0.9
+    assert fit["slope"] == pytest.approx(1.0) and fit["n_points"] == 3
+    expected = loglog_slope([1.0, 2.0, 4.0], [5 * c, 10 * c, 40.0])[0]  # 40: the grid's edge
+    assert fit["lo"] == pytest.approx(expected) and fit["hi"] == pytest.approx(expected)
+    assert fit["censored_frac"] == pytest.approx(1 / 3)
+
+
+def test_a_missing_upper_end_draws_an_open_whisker():
+    import matplotlib.pyplot as plt
+
+    from claims import plotting
+    sub = pd.DataFrame({"n_hat": [100.0, 200.0], "n_hat_lo": [80.0, 150.0],
+                        "n_hat_hi": [130.0, np.nan], "censored": ["", ""]})
+    fig, ax = plt.subplots()
+    plotting.draw_nhat(ax, [1.0, 2.0], sub, 1000.0, dict(color="C0", marker="o"), "x")
+    arrows = [t for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
+    plt.close(fig)
+    assert len(arrows) == 1  # only the row without an upper end
+    assert arrows[0].xy == (2.0, 1.0)  # to the top of the axis (axes fraction)
