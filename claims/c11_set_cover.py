@@ -57,6 +57,16 @@ def theorem_3_2(k, Dv, alpha, beta, eps, delta, composition) -> float:
     return k * math.log(1 / alpha) / alpha * rest
 
 
+def em_tail(k, Dv, beta, eps, delta, composition) -> float:
+    """This population's own prediction (not the paper's): every target literal has ``q = 0``
+    in every round, every wrong literal labels about half the remaining positives 0 (``q <=
+    -n/4`` at ``w_pub = 1/2``), so a round errs with probability ``<= 2D exp(-eps_hat n / 8)``
+    and all ``R`` rounds succeed with probability ``1 - beta`` at ``n = (8 / eps_hat) ln(2D R /
+    beta)``; per target literal the rounds are ``R/k = 2 ln(2/alpha_0)`` (k-free)."""
+    R = n_rounds(k, 0.1)
+    return 8 / eps_hat(k, eps, delta, composition) * math.log(2 * Dv * R / (k * beta))
+
+
 def _setting(trials):
     main = trials[trials.learner == MAIN]
     return first(main, "learner.epsilon"), first(main, "learner.delta")
@@ -87,7 +97,10 @@ def _k_rows(results, alpha) -> list[VerdictRow]:
                     f"alpha={alpha:g}",
             paper=PAPER,
             measured=f"slope of log n_hat vs log k = {fmt_slope(fit)}; n_hat "
-                     + ", ".join(f"k={int(k)}: {v:.0f}" for k, v in zip(nh[K][ok], vals)),
+                     + ", ".join(f"k={int(k)}: {v:.0f}" for k, v in zip(nh[K][ok], vals))
+                     + "; EM-tail prediction (8/eps_hat) ln(2D R/(k beta)) "
+                     + ", ".join(f"{em_tail(int(k), Dv, beta, eps, delta, comp):.0f}"
+                                 for k in ks),
             theory=f"{plain:g} (with log factor {with_log:.2f}); upper bound (Thm 3.2, "
                    f"constant 1) {bound.min():.3g}..{bound.max():.3g}",
             looseness=float(np.median(b_at / vals)) if vals.size else math.nan,
@@ -187,8 +200,15 @@ def _panel(ax, results, exp, x_col, alpha, xlabel):
         style, label = plotting.style_and_label("greedy")
         plotting.draw_nhat(ax, g[x_col], g, float(trials["n"].max()),
                            dict(color="C2", marker="s", ls="-."), "greedy set cover (non-private)")
-    plotting.log_axes(ax, np.sort(trials[x_col].unique()), xlabel,
-                      plotting.nhat_label(beta_of(nhat)), base=2)
+    xs = np.sort(trials[x_col].unique())
+    eps, delta = _setting(trials)
+    for comp, _, _ in COMPOSITIONS:
+        pred = [em_tail(int(x) if x_col == K else first(trials, K, int),
+                        first(trials, D, int) if x_col == K else int(x), beta_of(nhat), eps,
+                        delta, comp) for x in xs]
+        ax.plot(xs, pred, color="C3" if comp == "set_cover" else "C1", ls=":", lw=1,
+                label=f"{comp}: EM-tail prediction (8/eps_hat) ln(2D R/(k beta))")
+    plotting.log_axes(ax, xs, xlabel, plotting.nhat_label(beta_of(nhat)), base=2)
     plotting.legend_below(ax, ncol=1)
 
 
