@@ -21,6 +21,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from ppm import PPMHalfspaceLearner
+from ppm.set_cover import SetCoverLearner
 
 
 @dataclass
@@ -53,6 +54,16 @@ class PlantedConjunctionConf:
     D: int = 64
     k: int = 2
     w_pub: float = 0.5
+    geometry_seed: int = 0
+
+
+@dataclass
+class GridPolygonConf:
+    _target_: str = "ppm.set_cover.GridPolygon"
+    T: int = 1024
+    k: int = 1
+    w_pub: float = 0.5
+    support: Optional[int] = 32
     geometry_seed: int = 0
 
 
@@ -95,18 +106,7 @@ def estimator_conf(cls, target: str):
 PPMLearnerConf = estimator_conf(PPMHalfspaceLearner, "ppm.PPMHalfspaceLearner")
 
 
-@dataclass
-class SetCoverLearnerConf:
-    _target_: str = "ppm.set_cover.SetCoverLearner"
-    k: int = 1
-    epsilon: float = 0.9
-    delta: float = 1e-6
-    hypotheses: str = "literals"
-    composition: str = "set_cover"
-    alpha0: float = 0.1
-    beta0: float = 0.1
-    T: Optional[int] = None
-    epsilon_hat: Optional[float] = None
+SetCoverLearnerConf = estimator_conf(SetCoverLearner, "ppm.set_cover.SetCoverLearner")
 
 
 @dataclass
@@ -157,6 +157,7 @@ def register_configs() -> None:
     cs.store(group="population", name="grid_thresholds_schema", node=GridThresholdsConf)
     cs.store(group="population", name="breast_cancer_schema", node=BreastCancerConf)
     cs.store(group="population", name="planted_conjunction_schema", node=PlantedConjunctionConf)
+    cs.store(group="population", name="grid_polygon_schema", node=GridPolygonConf)
     cs.store(group="population", name="big_grid_thresholds_schema", node=BigGridThresholdsConf)
     cs.store(group="population", name="margin_family_schema", node=MarginFamilyConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)

@@ -16,6 +16,7 @@ from ppm.baselines import (DPLogisticRegression, ERMHalfspace, LogisticRegressio
                            PublicOnly)
 from ppm.fully_private import GridExponentialMechanism
 from ppm.semi_private import SemiPrivateHalfspaceLearner
+from ppm.set_cover import GreedySetCover, SetCoverLearner
 
 # (class, non-default parameters, a bad parameter the validation must name)
 LEARNERS = [
@@ -27,11 +28,26 @@ LEARNERS = [
     (DPLogisticRegression, dict(epsilon=2.0, data_norm=2.0, C=0.5), ("data_norm", -1.0)),
     (SemiPrivateHalfspaceLearner, dict(epsilon=0.5, labels="all"), ("labels", "some")),
     (GridExponentialMechanism, dict(epsilon=0.5, T=16), ("T", 1)),
+    (SetCoverLearner, dict(k=2, epsilon=0.5, composition="naive", alpha0=0.2),
+     ("delta", 0.5)),
+    (GreedySetCover, {}, None),
 ]
 IDS = [c.__name__ for c, _, _ in LEARNERS]
 
 
-def _sample(n=30, seed=0):
+def _binary_sample(n=30, seed=0):
+    """Seed 004's conjunction learners take points of {0,1}^D (label = x_0 AND NOT x_1)."""
+    X = np.random.default_rng(seed).integers(0, 2, size=(n, 4))
+    y = (X[:, 0] & (1 - X[:, 1])).astype(np.int64)
+    return X, y, y == 0
+
+
+_SAMPLES = {SetCoverLearner: _binary_sample, GreedySetCover: _binary_sample}
+
+
+def _sample(n=30, seed=0, cls=None):
+    if cls in _SAMPLES:
+        return _SAMPLES[cls](n, seed)
     rng = np.random.default_rng(seed)
     X = rng.uniform(0.0, 1.0, size=(n, 1))
     y = (X[:, 0] > 0.5).astype(np.int64)
@@ -71,13 +87,13 @@ def test_one_validation_entry_point_names_the_bad_value(cls, params, bad):
     with pytest.raises(ValueError, match=name):
         est._validate_params()
     with pytest.raises(ValueError, match=name):  # fit validates before any work
-        est.fit(*_sample())
+        est.fit(*_sample(cls=cls))
 
 
 @pytest.mark.parametrize("cls,params,bad", LEARNERS, ids=IDS)
 def test_not_fitted_then_fitted_state_has_trailing_underscores(cls, params, bad):
     est = cls(**params)
-    X, y, public = _sample()
+    X, y, public = _sample(cls=cls)
     with pytest.raises(NotFittedError):
         est.predict(X)
     before = set(vars(est))

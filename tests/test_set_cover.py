@@ -224,7 +224,8 @@ def test_deterministic_under_fixed_seed():
 
 
 def test_halfplanes_dispatch(monkeypatch):
-    est = SetCoverLearner(k=1, epsilon=0.5, hypotheses="halfplanes", T=8)
+    """hypotheses="halfplanes" runs the generic rounds with the halfplane selector: R calls on
+    the remaining examples, deletion of the points the chosen hypothesis labels 0."""
     calls = []
 
     class FakeHalf:
@@ -245,13 +246,30 @@ def test_halfplanes_dispatch(monkeypatch):
             calls.append((X.shape[0], threshold, epsilon))
             return FakeHalf(1)
 
-    import ppm.set_cover.learner as learner_module
-    monkeypatch.setattr(learner_module, "HalfplaneSelector", FakeSelector)
+    import ppm.set_cover.learner as learner_mod
+    monkeypatch.setattr(learner_mod, "HalfplaneSelector", FakeSelector)
+    est = SetCoverLearner(k=1, epsilon=0.5, hypotheses="halfplanes", T=8)
     X = np.array([[0, 0], [1, 1], [2, 2], [3, 0]])
     est.fit(X, [0, 1, 1, 0])
     assert len(calls) == est.rounds_
     assert calls[0][0] == 4 and calls[1][0] == 3  # the point at x = 0 was deleted in round 1
     np.testing.assert_array_equal(est.predict(X), [0, 1, 1, 1])
+
+
+@pytest.mark.parametrize("k,composition,n", [(1, "set_cover", 300), (4, "naive", 2000),
+                                             (8, "set_cover", 5000)])
+def test_counts_path_equals_generic_rounds(k, composition, n):
+    """The literal learner's incremental counts give exactly the draws of the generic loop
+    (select on the remaining examples, then delete), seed for seed."""
+    from ppm._validation import check_random_state
+    from ppm.set_cover.literals import LiteralSelector
+    X, y, _ = PlantedConjunction(D=32, k=k, geometry_seed=4).sample(n, random_state=1)
+    for seed in range(4):
+        est = SetCoverLearner(k=k, epsilon=0.9, composition=composition, random_state=seed)
+        est.fit(X, y)
+        generic = SetCoverLearner._rounds(LiteralSelector(), X, y, est._budget(),
+                                          check_random_state(seed))
+        assert [h.as_tuple() for h in generic] == est.hypotheses_
 
 
 # -- population and greedy baseline -----------------------------------------------------------
@@ -326,8 +344,8 @@ def test_noisy_threshold_is_laplace_with_the_documented_scale_and_margin(monkeyp
             seen.append((threshold, epsilon))
             return KeepAll()
 
-    import ppm.set_cover.learner as learner_module
-    monkeypatch.setattr(learner_module, "HalfplaneSelector", Recorder)
+    import ppm.set_cover.learner as learner_mod
+    monkeypatch.setattr(learner_mod, "HalfplaneSelector", Recorder)
     k, eps, n0 = 2, 0.6, 7
     X = np.zeros((10, 2), dtype=np.int64)
     y = np.array([0] * n0 + [1] * 3)

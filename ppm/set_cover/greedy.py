@@ -29,7 +29,12 @@ class GreedySetCover(ClassifierMixin, BaseEstimator):
     def __init__(self):
         pass
 
+    def _validate_params(self) -> None:
+        """The one validation entry point of every learner; this one has no parameters."""
+
     def fit(self, X, y, public=None):
+        """Fit on all examples (``public`` is accepted for the pipeline's call and ignored)."""
+        self._validate_params()
         X = check_binary_X(X)
         n, D = X.shape
         if n == 0:

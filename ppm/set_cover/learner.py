@@ -40,7 +40,7 @@ from .base import (
     per_round_epsilon,
 )
 from .halfplanes import HalfplaneSelector
-from .literals import LiteralSelector
+from .literals import LiteralSelector, column_counts
 
 HYPOTHESES = ("literals", "halfplanes")
 COMPOSITIONS = ("set_cover", "naive")
@@ -87,11 +87,12 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
         Per-round budget ``eps_hat`` of the exponential mechanism.
     hypotheses_ : list
         The ``R`` released hypotheses in round order (literals as ``(variable, sign)`` tuples,
-        ``sign = 1`` for ``x_i``); the output is their conjunction.
+        ``sign = 1`` for ``x_i``; halfplanes as :class:`~ppm.set_cover.Halfplane`); the output
+        is their conjunction.
     n_features_in_ : int
     """
 
-    def __init__(self, *, k=1, epsilon=0.5, delta=1e-6, hypotheses="literals",
+    def __init__(self, *, k=1, epsilon=0.9, delta=1e-6, hypotheses="literals",
                  composition="set_cover", alpha0=0.1, beta0=0.1, T=None, epsilon_hat=None,
                  random_state=None):
         self.k = k
@@ -105,8 +106,14 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
         self.epsilon_hat = epsilon_hat
         self.random_state = random_state
 
-    def _check_params(self) -> dict:
-        """Validate every parameter (also called by the pipeline before any work starts)."""
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
+        called by ``fit`` and by the pipeline before any work starts)."""
+        self._budget()
+
+    def _budget(self) -> dict:
+        """Validate the parameters and derive the run's constants (rounds, budgets, Laplace
+        scale and margin) from them; nothing here sees data."""
         k = self.k
         if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
             raise ValueError(f"k must be an integer >= 1, got {k!r}")
@@ -126,7 +133,8 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
             if isinstance(e, bool) or not isinstance(e, Real) or not 0 < float(e) < math.inf:
                 raise ValueError(f"epsilon_hat must be None or a positive number, got {e!r}")
         if self.hypotheses == "halfplanes":
-            make_selector(self.hypotheses, self.T)  # a missing module or bad T fails here
+            make_selector(self.hypotheses, self.T)  # a bad T fails here, naming the value
+        check_random_state(self.random_state)
         rounds = n_rounds(int(k), alpha0)
         eps_p, delta_p = add_remove_budget(eps, float(d))
         eps_hat = (float(self.epsilon_hat) if self.epsilon_hat is not None
@@ -153,11 +161,26 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
         return X, y.astype(np.int64)
 
     def fit(self, X, y, public=None):
-        """Run the ``R`` rounds on all examples as private (``public`` is ignored)."""
-        p = self._check_params()
+        """Run the ``R`` rounds on all examples as private.
+
+        ``public`` is accepted so that the pipeline's positional ``fit(X, y, public)`` works,
+        and ignored: the learner is (epsilon, delta)-DP for every example."""
+        p = self._budget()
         selector = make_selector(self.hypotheses, self.T)
         X, y = self._check_data(selector, X, y)
         rng = check_random_state(self.random_state)
+        rounds = self._literal_rounds if isinstance(selector, LiteralSelector) else self._rounds
+        chosen = rounds(selector, X, y, p, rng)
+        self.rounds_ = p["rounds"]
+        self.epsilon_round_ = p["eps_hat"]
+        # literals as (variable, sign) tuples; halfplanes as the released Halfplane objects
+        self.hypotheses_ = [h.as_tuple() if hasattr(h, "as_tuple") else h for h in chosen]
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    @staticmethod
+    def _rounds(selector, X, y, p, rng) -> list:
+        """Steps 1a-1e for any base class: select on the remaining examples, delete."""
         alive = np.ones(y.size, dtype=bool)
         chosen = []
         for _ in range(p["rounds"]):
@@ -168,12 +191,27 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
             idx = np.flatnonzero(alive)
             alive[idx[np.asarray(h.predict(Xr)) == 0]] = False  # step 1e: delete h_j = 0
             chosen.append(h)
-        self._chosen = chosen
-        self.rounds_ = p["rounds"]
-        self.epsilon_round_ = p["eps_hat"]
-        self.hypotheses_ = [h.as_tuple() if hasattr(h, "as_tuple") else h for h in chosen]
-        self.n_features_in_ = X.shape[1]
-        return self
+        return chosen
+
+    @staticmethod
+    def _literal_rounds(selector, X, y, p, rng) -> list:
+        """:meth:`_rounds` for literals with the column counts of the remaining examples kept
+        up to date (subtract the deleted rows): the same draws in the same order, so the same
+        output for the same seed, in ``O(nD)`` per fit instead of per round."""
+        alive = np.arange(y.size)
+        n0, n1, c0, c1 = column_counts(X, y)
+        chosen = []
+        for _ in range(p["rounds"]):
+            b = n0 + rng.laplace(0.0, p["scale"]) - p["margin"]  # step 1c; kept private
+            h = selector.select_from_counts(n0, n1, c0, c1, b / p["k"], p["eps_hat"], rng)
+            keep = X[alive, h.variable] == h.sign  # step 1e: delete h_j = 0
+            gone = alive[~keep]
+            if gone.size:
+                g0, g1, d0, d1 = column_counts(X[gone], y[gone])
+                n0, n1, c0, c1 = n0 - g0, n1 - g1, c0 - d0, c1 - d1
+                alive = alive[keep]
+            chosen.append(h)
+        return chosen
 
     def predict(self, X) -> np.ndarray:
         """``h_1 ∧ ... ∧ h_R`` (int64 0/1)."""
@@ -187,6 +225,6 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
             lits = np.array(sorted(set(self.hypotheses_)), dtype=np.int64).reshape(-1, 2)
             return np.all(X[:, lits[:, 0]] == lits[:, 1], axis=1).astype(np.int64)
         out = np.ones(X.shape[0], dtype=np.int64)
-        for h in self._chosen:
+        for h in self.hypotheses_:
             out &= np.asarray(h.predict(X), dtype=np.int64)
         return out

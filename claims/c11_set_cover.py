@@ -1,0 +1,238 @@
+"""C11 (seed 004, Theorem 3.5 and Example 3.3): the private Set Cover Learner for conjunctions.
+
+Paper: ``n = O~(k log D / (alpha eps))`` for ``CONJ_{k,D}`` with Claim 3.4's per-round budget
+``eps_hat = eps / (2 ln(e/delta))`` (independent of the number of rounds ``R = ceil(2k ln(2 /
+alpha_0))``), against ``k^1.5`` with the naive per-round budget of Example 3.3 (advanced
+composition, ``eps_hat ~ 1/sqrt(R)``). Two experiments on planted conjunctions (SPEC 9.6):
+
+* ``c11_set_cover_k`` (D = 64, k = 1..8): per composition, the slope of ``log n_hat`` against
+  ``log k``. The theorem is an upper bound: its rate is ``[1, with log factor]`` (Claim 3.4) and
+  ``[1.5, with log factor]`` (naive); verdict :func:`claims.verdicts.upper_bound_verdict`
+  against Theorem 3.2's expression taken with constant 1 (``theorem_3_2``, the looseness
+  column). The *gap* between the two compositions (theory 0.5: ``sqrt(R) ~ sqrt(k)``) is a row
+  of its own: it is what the two per-round budgets predict on any population.
+* ``c11_set_cover_D`` (k = 4, D = 16..1024): the slope of ``log n_hat`` against ``log ln(2D)``.
+  ``n ~ ln(2D) + ln(4k ln(2/alpha)/beta)`` (``lambda`` of Theorem 3.2 with ``|H| = 2D``) has a
+  slope between that of the expression with its additive constant and 1 (pure ``ln 2D``).
+
+The non-private greedy set cover learner (``greedy``) is a reference row.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from claims import plotting
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
+from claims.verdicts import Z95, fmt_interval, fmt_slope, upper_bound_verdict, verdict
+from ppm.sample_complexity import loglog_slope, sample_complexity_slope_against
+from ppm.set_cover.base import add_remove_budget, n_rounds, per_round_epsilon
+from scripts.aggregate import ERROR_COL
+
+STATEMENT = "Set Cover Learner: n ~ k log D (Claim 3.4) vs k^1.5 (naive composition)"
+PAPER = "n = O~(k log D / (alpha eps)) with Claim 3.4; k^1.5 with naive composition (Thm 3.5, Ex 3.3)"
+FIGURE = "c11_set_cover"
+K, D, COMP = "population.k", "population.D", "learner.composition"
+MAIN = "SetCoverLearner"
+COMPOSITIONS = (("set_cover", "-", "Claim 3.4 (eps/(2 ln(e/delta)) per round)"),
+                ("naive", "--", "naive (Example 3.3, advanced composition)"))
+
+
+def eps_hat(k: int, eps: float, delta: float, composition: str, alpha0=0.1) -> float:
+    """The learner's per-round budget (replace-one: run at ``add_remove_budget``)."""
+    eps_p, delta_p = add_remove_budget(eps, delta)
+    return per_round_epsilon(eps_p, delta_p, n_rounds(k, alpha0), composition)
+
+
+def theorem_3_2(k, Dv, alpha, beta, eps, delta, composition) -> float:
+    """Theorem 3.2's sample size with constant 1 (SPEC 9.1): ``(k ln(1/alpha) / alpha) (VC(H)
+    ln k + lambda + (1/eps') ln((k / beta) ln(1/alpha)))``, ``VC(literals) = 1``, ``lambda =
+    (2 / eps_hat) ln(2D 4k ln(2/alpha) / beta)``, ``eps'`` the add/remove budget."""
+    eh = eps_hat(k, eps, delta, composition)
+    eps_p = add_remove_budget(eps, delta)[0]
+    lam = (2 / eh) * math.log(2 * Dv * 4 * k * math.log(2 / alpha) / beta)
+    rest = math.log(k) + lam + math.log(k / beta * math.log(1 / alpha)) / eps_p
+    return k * math.log(1 / alpha) / alpha * rest
+
+
+def em_tail(k, Dv, beta, eps, delta, composition) -> float:
+    """This population's own prediction (not the paper's): every target literal has ``q = 0``
+    in every round, every wrong literal labels about half the remaining positives 0 (``q <=
+    -n/4`` at ``w_pub = 1/2``), so a round errs with probability ``<= 2D exp(-eps_hat n / 8)``
+    and all ``R`` rounds succeed with probability ``1 - beta`` at ``n = (8 / eps_hat) ln(2D R /
+    beta)``; per target literal the rounds are ``R/k = 2 ln(2/alpha_0)`` (k-free)."""
+    R = n_rounds(k, 0.1)
+    return 8 / eps_hat(k, eps, delta, composition) * math.log(2 * Dv * R / (k * beta))
+
+
+def _setting(trials):
+    main = trials[trials.learner == MAIN]
+    return first(main, "learner.epsilon"), first(main, "learner.delta")
+
+
+def _k_rows(results, alpha) -> list[VerdictRow]:
+    trials, nhat = results.load("c11_set_cover_k")
+    beta, (eps, delta) = beta_of(nhat), _setting(trials)
+    Dv = first(trials, D, int)
+    ks = np.sort(trials[K].unique()).astype(float)
+    rows, fits = [], {}
+    for comp, _, label in COMPOSITIONS:
+        sub = trials[(trials.learner == MAIN) & (trials[COMP] == comp)]
+        fit = fits[comp] = sample_complexity_slope_against(
+            sub, K, alpha, beta, error_col=ERROR_COL, n_boot=results.n_boot)
+        bound = np.array([theorem_3_2(int(k), Dv, alpha, beta, eps, delta, comp) for k in ks])
+        plain = 1.0 if comp == "set_cover" else 1.5
+        with_log = loglog_slope(ks, bound)[0]
+        nh = nhat[(nhat.learner == MAIN) & (nhat[COMP] == comp) & (nhat.alpha == alpha)]
+        nh = nh.sort_values(K)
+        ok = plotting.uncensored(nh)
+        b_at = bound[np.isin(ks, nh[K].to_numpy()[ok])]
+        vals = nh["n_hat"].to_numpy()[ok]
+        below = bool(ok.any() and np.all(vals <= b_at))
+        rows.append(VerdictRow(
+            claim="C11", figure=FIGURE,
+            setting=f"{comp}: n_hat vs k, D={Dv}, epsilon={eps:g}, delta={delta:g}, "
+                    f"alpha={alpha:g}",
+            paper=PAPER,
+            measured=f"slope of log n_hat vs log k = {fmt_slope(fit)}; n_hat "
+                     + ", ".join(f"k={int(k)}: {v:.0f}" for k, v in zip(nh[K][ok], vals))
+                     + "; EM-tail prediction (8/eps_hat) ln(2D R/(k beta)) "
+                     + ", ".join(f"{em_tail(int(k), Dv, beta, eps, delta, comp):.0f}"
+                                 for k in ks),
+            theory=f"{plain:g} (with log factor {with_log:.2f}); upper bound (Thm 3.2, "
+                   f"constant 1) {bound.min():.3g}..{bound.max():.3g}",
+            looseness=float(np.median(b_at / vals)) if vals.size else math.nan,
+            verdict=upper_bound_verdict(fit, plain, with_log, below),
+            slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
+            d=Dv, epsilon=eps, alpha=float(alpha), extra=f"composition={comp}; k"))
+    rows.append(_gap_row(fits, Dv, eps, delta, alpha))
+    greedy = trials[trials.learner == "greedy"]
+    if not greedy.empty:
+        g = sample_complexity_slope_against(greedy, K, alpha, beta, error_col=ERROR_COL,
+                                            n_boot=results.n_boot)
+        rows.append(VerdictRow(
+            claim="C11", figure=FIGURE,
+            setting=f"greedy (non-private): n_hat vs k, D={Dv}, alpha={alpha:g}",
+            paper=PAPER, measured=f"slope of log n_hat vs log k = {fmt_slope(g)}",
+            theory="non-private: O(k log k ... ) (VC of CONJ_k), no privacy cost",
+            verdict="reference (non-private)", slope=g["slope"], slope_lo=g["lo"],
+            slope_hi=g["hi"], d=Dv, alpha=float(alpha), extra="greedy; k"))
+    return rows
+
+
+def _gap_row(fits, Dv, eps, delta, alpha) -> VerdictRow:
+    """slope(naive) - slope(Claim 3.4): theory 0.5 (eps_hat ~ 1/sqrt(R), R ~ k). Interval:
+    normal with the two bootstrap standard errors added in quadrature (the two curves share
+    samples, so this is conservative)."""
+    a, b = fits["naive"], fits["set_cover"]
+    gap = a["slope"] - b["slope"]
+    se = math.sqrt(a["se"] ** 2 + b["se"] ** 2) if np.isfinite(a["se"] + b["se"]) else math.nan
+    lo, hi = gap - Z95 * se, gap + Z95 * se
+    n_points = min(a["n_points"], b["n_points"])
+    return VerdictRow(
+        claim="C11", figure=FIGURE,
+        setting=f"gap naive - Claim 3.4: slope vs k, D={Dv}, epsilon={eps:g}, alpha={alpha:g}",
+        paper="Claim 3.4 saves a factor sqrt(k) over naive composition (Ex 3.3)",
+        measured=f"slope(naive) - slope(Claim 3.4) = {fmt_interval(gap, lo, hi)}",
+        theory="0.5 (eps_hat ~ 1/sqrt(R), R ~ k)",
+        verdict=verdict(lo, hi, gap, 0.5, 0.5, n_points),
+        slope=gap, slope_lo=lo, slope_hi=hi, d=Dv, epsilon=eps, alpha=float(alpha),
+        extra="gap naive - set_cover; k")
+
+
+def _D_rows(results, alpha) -> list[VerdictRow]:
+    trials, nhat = results.load("c11_set_cover_D")
+    beta, (eps, delta) = beta_of(nhat), _setting(trials)
+    k = first(trials, K, int)
+    trials = trials.assign(ln_2D=np.log(2.0 * trials[D]))
+    Ds = np.sort(trials[D].unique()).astype(float)
+    x = np.log(2 * Ds)
+    const = math.log(4 * k * math.log(2 / alpha) / beta)
+    with_const = loglog_slope(x, x + const)[0]
+    rows = []
+    for comp, _, _ in COMPOSITIONS:
+        sub = trials[(trials.learner == MAIN) & (trials[COMP] == comp)]
+        fit = sample_complexity_slope_against(sub, "ln_2D", alpha, beta, error_col=ERROR_COL,
+                                              n_boot=results.n_boot)
+        nh = nhat[(nhat.learner == MAIN) & (nhat[COMP] == comp) & (nhat.alpha == alpha)]
+        nh = nh.sort_values(D)
+        ok = plotting.uncensored(nh)
+        per_ln = (np.polyfit(np.log(2 * nh[D].to_numpy(float)[ok]), nh["n_hat"].to_numpy()[ok],
+                             1)[0] if ok.sum() >= 2 else math.nan)
+        em_tail = 8 / eps_hat(k, eps, delta, comp)
+        rows.append(VerdictRow(
+            claim="C11", figure=FIGURE,
+            setting=f"{comp}: n_hat vs ln D, k={k}, D={int(Ds.min())}..{int(Ds.max())}, "
+                    f"epsilon={eps:g}, alpha={alpha:g}",
+            paper="n ~ log D (Thm 3.5: through ln |H| = ln 2D)",
+            measured=f"slope of log n_hat vs log ln(2D) = {fmt_slope(fit)}; "
+                     f"d n_hat / d ln(2D) = {per_ln:.0f} (EM tail 8/eps_hat = {em_tail:.0f})",
+            theory=f"{with_const:.2f}..1 (ln 2D + ln(4k ln(2/alpha)/beta) .. pure ln 2D)",
+            verdict=verdict(fit["lo"], fit["hi"], fit["slope"], with_const, 1.0,
+                            fit["n_points"]),
+            slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
+            d=k, epsilon=eps, alpha=float(alpha), extra=f"composition={comp}; D"))
+    return rows
+
+
+def analyse(results) -> list[VerdictRow]:
+    rows = []
+    for exp, fn in (("c11_set_cover_k", _k_rows), ("c11_set_cover_D", _D_rows)):
+        data = results.load(exp)
+        if data is None:
+            continue
+        for alpha in alphas_of(data[1]):
+            rows += fn(results, alpha)
+    return rows
+
+
+def _panel(ax, results, exp, x_col, alpha, xlabel):
+    trials, nhat = results.load(exp)
+    sub_n = nhat[nhat.alpha == alpha]
+    for comp, ls, label in COMPOSITIONS:
+        sub = sub_n[(sub_n.learner == MAIN) & (sub_n[COMP] == comp)].sort_values(x_col)
+        style = dict(color="C3" if comp == "set_cover" else "C1", marker="o", ls=ls)
+        plotting.draw_nhat(ax, sub[x_col], sub, float(trials["n"].max()), style, label)
+    g = sub_n[sub_n.learner == "greedy"].sort_values(x_col)
+    if not g.empty:
+        style, label = plotting.style_and_label("greedy")
+        plotting.draw_nhat(ax, g[x_col], g, float(trials["n"].max()),
+                           dict(color="C2", marker="s", ls="-."), "greedy set cover (non-private)")
+    xs = np.sort(trials[x_col].unique())
+    eps, delta = _setting(trials)
+    for comp, _, _ in COMPOSITIONS:
+        pred = [em_tail(int(x) if x_col == K else first(trials, K, int),
+                        first(trials, D, int) if x_col == K else int(x), beta_of(nhat), eps,
+                        delta, comp) for x in xs]
+        ax.plot(xs, pred, color="C3" if comp == "set_cover" else "C1", ls=":", lw=1,
+                label=f"{comp}: EM-tail prediction (8/eps_hat) ln(2D R/(k beta))")
+    plotting.log_axes(ax, xs, xlabel, plotting.nhat_label(beta_of(nhat)), base=2)
+    plotting.legend_below(ax, ncol=1)
+
+
+def plot(results, rows: list[VerdictRow], out_dir) -> None:
+    have = [e for e in ("c11_set_cover_k", "c11_set_cover_D") if results.load(e) is not None]
+    fig, axes = plotting.panels(len(have), 6.4, 6.4)
+    for ax, exp in zip(axes, have):
+        trials, nhat = results.load(exp)
+        alpha = float(alphas_of(nhat)[0])
+        eps, delta = _setting(trials)
+        if exp == "c11_set_cover_k":
+            _panel(ax, results, exp, K, alpha, f"target literals k (D = {first(trials, D, int)})")
+            mine = [r for r in rows if r.alpha == alpha and r.extra.endswith("; k")
+                    and "greedy" not in r.extra]
+        else:
+            _panel(ax, results, exp, D, alpha, f"variables D (k = {first(trials, K, int)})")
+            mine = [r for r in rows if r.alpha == alpha and r.extra.endswith("; D")]
+        ax.set_title(f"epsilon = {eps:g}, delta = {delta:g}, alpha = {alpha:g}\n"
+                     + "\n".join(f"{r.extra.split(';')[0]}: slope {fmt_interval(r.slope, r.slope_lo, r.slope_hi)}"
+                                 f" ({r.verdict})" for r in mine), fontsize=7)
+    plotting.save(fig, out_dir, FIGURE, "C11: Set Cover Learner for conjunctions, "
+                  "(epsilon, delta)-DP for all examples")
+
+
+CLAIM = Claim(id="C11", name=FIGURE, statement=STATEMENT,
+              experiments=("c11_set_cover_k", "c11_set_cover_D"), analyse=analyse, plot=plot,
+              headline={"alpha": 0.05})
