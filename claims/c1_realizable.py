@@ -25,8 +25,8 @@ STATEMENT = "realizable: n ~ 1/alpha (Thm 4.9)"
 
 def _setting(trials, nhat):
     ppm = trials[trials.learner == "ppm"]
-    return (beta_of(nhat), alphas_of(nhat), first(ppm, "epsilon"), first(trials, "w_pub"),
-            first(trials, "d", int))
+    return (beta_of(nhat), alphas_of(nhat), first(ppm, "learner.epsilon"),
+            first(trials, "population.w_pub"), first(trials, "population.d", int))
 
 
 def analyse(results) -> list[VerdictRow]:
@@ -102,7 +102,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     fig, axes = plotting.panels(len(present), 6.4, 6.4)
     by_d = {int(r.d): r for r in rows}
     for ax, (_, (trials, nhat)) in zip(axes, present):
-        _panel(ax, trials, nhat, by_d.get(first(trials, "d", int)))
+        _panel(ax, trials, nhat, by_d.get(first(trials, "population.d", int)))
     plotting.save(fig, out_dir, "c1_realizable",
                   "C1 (Theorem 4.9): realizable sample complexity, PPM vs non-private ERM",
                   dpi=130)

@@ -39,13 +39,13 @@ def _curves(trials, nhat, eps_values):
     for learner, eps in [("ppm", e) for e in eps_values] + [("erm", None)]:
         tri, sub = trials[trials.learner == learner], nhat[nhat.learner == learner]
         if learner == "ppm":
-            tri, sub = tri[tri["epsilon"] == eps], sub[sub["epsilon"] == eps]
+            tri, sub = tri[tri["learner.epsilon"] == eps], sub[sub["learner.epsilon"] == eps]
         out[(learner, eps)] = (tri, sub.sort_values("alpha"))
     return out
 
 
 def _eps_values(trials):
-    return sorted(trials.loc[trials.learner == "ppm", "epsilon"].unique(), reverse=True)
+    return sorted(trials.loc[trials.learner == "ppm", "learner.epsilon"].unique(), reverse=True)
 
 
 def _ppm_rows(tri, sub, eps, beta, d, w_pub, alphas, n_boot) -> list[VerdictRow]:
@@ -101,7 +101,7 @@ def analyse(results) -> list[VerdictRow]:
         return []
     trials, nhat = data
     beta, alphas = beta_of(nhat), alphas_of(nhat)
-    d, w_pub = first(trials, "d", int), first(trials, "w_pub")
+    d, w_pub = first(trials, "population.d", int), first(trials, "population.w_pub")
     eps_values = _eps_values(trials)
     curves = _curves(trials, nhat, eps_values)
     rows = []
@@ -125,7 +125,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     explicit bound; right: n_hat vs alpha with the explicit n and the fitted O-shape."""
     trials, nhat = results.load("c2_agnostic")
     beta, alphas = beta_of(nhat), alphas_of(nhat)
-    d, w_pub = first(trials, "d", int), first(trials, "w_pub")
+    d, w_pub = first(trials, "population.d", int), first(trials, "population.w_pub")
     eps_values = _eps_values(trials)
     colors = {e: PALETTE[i % len(PALETTE)] for i, e in enumerate(eps_values)}
     curves = _curves(trials, nhat, eps_values)

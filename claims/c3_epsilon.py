@@ -22,9 +22,12 @@ from scripts.aggregate import ERROR_COL
 EXPERIMENTS = ("c3_epsilon_d1", "c3_epsilon_d2")
 STATEMENT = "n ~ 1/epsilon while privacy dominates, then the non-private cost"
 PRIVACY_DOMINATES = 1.0  # epsilon <= this: the 1/epsilon regime
+# working names of the columns read here (experiments/columns.py: each parameter once)
+SHORT = {"population.d": "d", "population.w_pub": "w_pub", "learner.epsilon": "epsilon"}
 
 
 def _row(trials, nhat, alpha, n_boot) -> VerdictRow:
+    trials, nhat = trials.rename(columns=SHORT), nhat.rename(columns=SHORT)
     beta, d, w_pub = beta_of(nhat), first(trials, "d", int), first(trials, "w_pub")
     ppm = trials[trials.learner == "ppm"]
     eps = np.sort(ppm["epsilon"].unique())
@@ -71,6 +74,7 @@ def analyse(results) -> list[VerdictRow]:
 
 
 def _panel(ax, trials, nhat, rows) -> None:
+    trials, nhat = trials.rename(columns=SHORT), nhat.rename(columns=SHORT)
     beta, d, w_pub = beta_of(nhat), first(trials, "d", int), first(trials, "w_pub")
     alphas = alphas_of(nhat)
     eps = np.sort(trials.loc[trials.learner == "ppm", "epsilon"].unique())

@@ -35,7 +35,7 @@ def analyse(results) -> list[VerdictRow]:
     trials, nhat = data
     beta = beta_of(nhat)
     Ts = np.sort(trials[T].unique()).astype(float)
-    eps = first(trials[trials.learner == "ppm"], "epsilon")
+    eps = first(trials[trials.learner == "ppm"], "learner.epsilon")
     rows = []
     for alpha in alphas_of(nhat):
         fp, pp = (sample_complexity_slope_against(trials[trials.learner == lrn], T, alpha, beta,
@@ -65,7 +65,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     trials, nhat = results.load("c9_domain")
     beta = beta_of(nhat)
     Ts = np.sort(trials[T].unique()).astype(float)
-    eps = first(trials[trials.learner == "ppm"], "epsilon")
+    eps = first(trials[trials.learner == "ppm"], "learner.epsilon")
     fig, (ax,) = plotting.panels(1, 7.4, 6.2)
     for i, alpha in enumerate(alphas_of(nhat)):
         for learner, ls in LEARNERS:

@@ -14,7 +14,8 @@ from claims.base import Claim, VerdictRow
 from claims.verdicts import fmt_interval, mean_ci
 
 STATEMENT = "breast cancer, benign public / malignant private: PPM vs DP-LR"
-EPS = {"ppm": "learner.epsilon", "dp_logistic": "epsilon"}  # the column holding each epsilon
+# the column holding each epsilon
+EPS = {"ppm": "learner.epsilon", "dp_logistic": "baselines.dp_logistic.epsilon"}
 
 
 def _trials(results):
