@@ -100,8 +100,9 @@ def to_current_layout(df: pd.DataFrame, estimators: list[tuple[str, bool, list[s
                  if c.startswith(MAIN) and not _missing(df.loc[rows, c]).all()]
         for key in dict.fromkeys([*keys, *found]):
             old, new = f"{MAIN}{key}", f"baselines.{label}.{key}"
-            if new not in df.columns:
-                df[new] = empty
+            if new not in df.columns:  # same dtype as the values it receives (str or number)
+                dtype = df[old].dtype if old in df.columns else object
+                df[new] = pd.Series(empty, index=df.index, dtype=dtype)
             if old in df.columns and rows.any():
                 df.loc[rows, new] = df.loc[rows, old]
                 df.loc[rows, old] = empty
