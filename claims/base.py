@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from scripts.aggregate import curve_config, unique_trials
+from scripts.migrate_results import convert, needs_migration
 
 NAN = math.nan
 
@@ -68,10 +69,16 @@ class ResultStore:
         if experiment not in self._cache:
             path = self.root / experiment
             if (path / "trials.csv").exists() and (path / "n_hat.csv").exists():
-                trials = unique_trials(pd.read_csv(path / "trials.csv", low_memory=False))
+                if needs_migration(path):  # CSVs written before issue 9's column layout
+                    print(f"{path}: old column layout, converted in memory (rewrite it with "
+                          f"python -m scripts.migrate_results {self.root} {experiment})")
+                    _, _, trials, nhat = convert(path)
+                else:
+                    trials = pd.read_csv(path / "trials.csv", low_memory=False)
+                    nhat = pd.read_csv(path / "n_hat.csv")
+                trials = unique_trials(trials)
                 # n_hat.csv keys a curve by (learner, params); its config values come back here
-                self._cache[experiment] = (
-                    trials, curve_config(pd.read_csv(path / "n_hat.csv"), trials))
+                self._cache[experiment] = (trials, curve_config(nhat, trials))
             else:
                 self._cache[experiment] = None
         return self._cache[experiment]

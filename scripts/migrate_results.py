@@ -90,7 +90,7 @@ def _analysis(experiment: str, old_nhat: pd.DataFrame | None) -> tuple[list, flo
 
 
 def _parse(text: pd.DataFrame) -> pd.DataFrame:
-    """The table as ``pd.read_csv`` of the written file gives it (floats exact)."""
+    """The table as ``pd.read_csv`` of its written file gives it (floats exact)."""
     buf = io.StringIO()
     text.to_csv(buf, index=False)
     buf.seek(0)
@@ -107,21 +107,36 @@ def _same_values(old: pd.DataFrame, new: pd.DataFrame) -> bool:
     return len(old) == len(new) and norm(old).equals(norm(new))
 
 
-def migrate(exp_dir: Path, check: bool = False) -> str:
-    """Migrate one experiment directory; return a one-line report."""
+def needs_migration(exp_dir: Path) -> bool:
+    nhat = exp_dir / "n_hat.csv"
+    header = pd.read_csv(exp_dir / "trials.csv", nrows=0).columns
+    return (any(c in header for c in columns.OLD_DUPLICATES) or not nhat.exists()
+            or PARAMS not in pd.read_csv(nhat, nrows=0).columns)
+
+
+def convert(exp_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(trials as text, as read, new trials as text, parsed, regenerated n_hat) of one experiment,
+    nothing written; stops if the regenerated n_hat values differ from the old ones."""
     experiment = exp_dir.name
-    path, nhat_path = exp_dir / "trials.csv", exp_dir / "n_hat.csv"
-    text = pd.read_csv(path, dtype=str, keep_default_na=False)
+    text = pd.read_csv(exp_dir / "trials.csv", dtype=str, keep_default_na=False)
+    nhat_path = exp_dir / "n_hat.csv"
     old_nhat = pd.read_csv(nhat_path) if nhat_path.exists() else None
     new_text = migrate_trials_text(text, experiment)
-    changed = new_text is not text
-    if not changed and old_nhat is not None and PARAMS in old_nhat.columns:
-        return f"{exp_dir}: already in the current layout"
     trials = _parse(new_text)
     nhat = n_hat_table(trials, *_analysis(experiment, old_nhat))
     if old_nhat is not None and not _same_values(old_nhat, nhat):
         raise SystemExit(f"{exp_dir}: the regenerated n_hat values differ from n_hat.csv; "
                          f"nothing written (aggregate it again from its sweep instead)")
+    return text, new_text, trials, _parse(nhat)  # n_hat as read back from its file
+
+
+def migrate(exp_dir: Path, check: bool = False) -> str:
+    """Migrate one experiment directory; return a one-line report."""
+    if not needs_migration(exp_dir):
+        return f"{exp_dir}: already in the current layout"
+    text, new_text, trials, nhat = convert(exp_dir)
+    path, nhat_path = exp_dir / "trials.csv", exp_dir / "n_hat.csv"
+    changed = new_text is not text
     dropped = sorted(set(text.columns) - set(new_text.columns))
     added = sorted(set(new_text.columns) - set(text.columns))
     if not check:

@@ -201,3 +201,20 @@ def test_long_experiments_are_left_out_of_the_quick_profile():
     assert len(quick) == len(registry.experiments()) - len(long)
     with pytest.raises(ValueError, match="not among"):
         Claim(id="X", name="x", statement="", experiments=("a",), analyse=list, long=("b",))
+
+
+def test_results_in_the_first_layout_are_read_as_if_migrated(tmp_path, capsys):
+    """make figures before the migration: ResultStore converts in memory, same tables."""
+    from claims.base import ResultStore
+
+    exp = tmp_path / "res" / "c10_homogeneity"
+    aggregate(_sweep(tmp_path, tmp_path), exp)
+    trials, nhat = ResultStore(tmp_path / "res").load("c10_homogeneity")
+    old_nhat = pd.read_csv(exp / "n_hat.csv").drop(columns="params")
+    old_nhat.to_csv(exp / "n_hat.csv", index=False)
+    _to_first_layout(pd.read_csv(exp / "trials.csv"), "ppm").to_csv(exp / "trials.csv",
+                                                                    index=False)
+    trials2, nhat2 = ResultStore(tmp_path / "res").load("c10_homogeneity")
+    assert "converted in memory" in capsys.readouterr().out
+    pd.testing.assert_frame_equal(trials2.reset_index(drop=True), trials.reset_index(drop=True))
+    pd.testing.assert_frame_equal(nhat2, nhat)
