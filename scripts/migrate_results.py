@@ -41,6 +41,10 @@ NHAT_VALUES = ["learner", "alpha", "beta", "n_hat", "n_hat_lo", "n_hat_hi", "cen
                "min_trials"]
 
 
+class MigrationError(RuntimeError):
+    """An experiment that cannot be migrated safely (nothing of it is written)."""
+
+
 @functools.lru_cache(maxsize=None)
 def experiment_config(name: str) -> dict | None:
     """The composed config of ``configs/experiment/<name>.yaml`` (None if there is none)."""
@@ -63,7 +67,7 @@ def estimators_of(df: pd.DataFrame, cfg: dict | None) -> list[tuple[str, bool, l
     labels = set(df["learner"])
     if not any(main for label, main, _ in known if label in labels):
         if "ppm" not in labels:
-            raise SystemExit(f"cannot tell the main learner among {sorted(labels)}: no "
+            raise MigrationError(f"cannot tell the main learner among {sorted(labels)}: no "
                              f"experiment config; add it under configs/experiment/")
         known = [("ppm", True, [])]  # the first layout named the PPM learner "ppm"
     seen = {label for label, _, _ in known}
@@ -79,14 +83,19 @@ def migrate_trials_text(text: pd.DataFrame, experiment: str) -> pd.DataFrame:
 
 
 def _analysis(experiment: str, old_nhat: pd.DataFrame | None) -> tuple[list, float, float]:
+    """alphas, beta, confidence: those of the committed n_hat.csv (the config's where they are
+    the same set, for its order), the confidence of the config (or the schema's default)."""
     cfg = experiment_config(experiment)
-    if cfg is not None:
-        a = cfg["analysis"]
-        return list(a["alphas"]), a["beta"], a["confidence"]
-    if old_nhat is None:
-        raise SystemExit(f"{experiment}: no experiment config and no n_hat.csv: which alphas?")
-    return (sorted(old_nhat["alpha"].unique()), float(old_nhat["beta"].iloc[0]),
-            AnalysisConf().confidence)
+    a = cfg["analysis"] if cfg is not None else None
+    confidence = a["confidence"] if a is not None else AnalysisConf().confidence
+    if old_nhat is None or old_nhat.empty:  # (real data has no n_hat rows)
+        if a is None:
+            raise MigrationError(f"{experiment}: no experiment config and no n_hat.csv")
+        return list(a["alphas"]), a["beta"], confidence
+    alphas = sorted(old_nhat["alpha"].unique())
+    if a is not None and set(a["alphas"]) == set(alphas):
+        alphas = list(a["alphas"])
+    return alphas, float(old_nhat["beta"].iloc[0]), confidence
 
 
 def _parse(text: pd.DataFrame) -> pd.DataFrame:
@@ -125,8 +134,8 @@ def convert(exp_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd
     trials = _parse(new_text)
     nhat = n_hat_table(trials, *_analysis(experiment, old_nhat))
     if old_nhat is not None and not _same_values(old_nhat, nhat):
-        raise SystemExit(f"{exp_dir}: the regenerated n_hat values differ from n_hat.csv; "
-                         f"nothing written (aggregate it again from its sweep instead)")
+        raise MigrationError(f"{exp_dir}: the regenerated n_hat values differ from n_hat.csv; "
+                             f"nothing written (aggregate it again from its sweep instead)")
     return text, new_text, trials, _parse(nhat)  # n_hat as read back from its file
 
 
@@ -157,10 +166,17 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     dirs = ([args.root / e for e in args.experiments] if args.experiments
             else sorted(p.parent for p in args.root.glob("*/trials.csv")))
+    failed = []
     for d in dirs:
         if not (d / "trials.csv").exists():
             raise SystemExit(f"no {d / 'trials.csv'}")
-        print(migrate(d, check=args.check), flush=True)
+        try:
+            print(migrate(d, check=args.check), flush=True)
+        except MigrationError as exc:  # say it, go on with the others
+            print(f"error: {exc}", flush=True)
+            failed.append(d.name)
+    if failed:
+        raise SystemExit(f"not migrated: {' '.join(failed)}")
 
 
 if __name__ == "__main__":
