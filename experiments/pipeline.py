@@ -10,6 +10,10 @@ is ``(seed, hash(population), n, trial, stream)``, and the learner's from that p
 ``hash(learner)``. Results therefore do not depend on ``n_jobs``, on the launcher, or on which
 other cells run, and the learner and the baselines see the same samples.
 
+Columns: each parameter once, under the config entry that owns it (``population.*``,
+``learner.*`` on the main learner's rows, ``baselines.<label>.*`` on a baseline's rows), see
+:mod:`experiments.columns`.
+
 Resumable: each finished trial is written atomically to
 ``<results_root>/cache/<cell key>/trial_XXXXX.csv``; a rerun loads the trials already there and
 computes only the missing ones, so an interrupted sweep loses nothing it had finished.
