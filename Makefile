@@ -1,6 +1,6 @@
 # ppm: two commands on a fresh machine with Python 3 and the package registries.
 #   make reproduce [PROFILE=quick] [ARGS="population.w_pub=0.3 learner.epsilon=0.5"] [N_JOBS=2]
-#                  [LAUNCHER=joblib|slurm]
+#                  [LAUNCHER=joblib|slurm] [RECOMPUTE=1]
 #   make test
 #   make test-slurm      # a one-node SLURM on this machine (root, Debian): the cluster path, tested
 SHELL := /bin/bash
@@ -36,9 +36,21 @@ RESULTS ?= $(BASE_RESULTS)/overrides/$(ARGS_SLUG)
 endif
 
 # Sweeps that make the figures (configs/experiment/<name>.yaml; <name>_quick for PROFILE=quick):
-# every experiment a registered claim reads (claims/registry.py). Expanded when a recipe runs,
-# i.e. after the venv is installed.
-EXPERIMENTS ?= $(shell $(PY) -m claims.registry --experiments)
+# every experiment a registered claim reads (claims/registry.py); the quick profile leaves out
+# the long ones (Claim.long). Expanded when a recipe runs, i.e. after the venv is installed.
+EXPERIMENTS ?= $(shell $(PY) -m claims.registry --experiments $(if $(filter quick,$(PROFILE)),--skip-long))
+# Long experiments commit their trials (results/<exp>/trials.csv): before the sweeps run, those
+# trials are restored into the trial cache, so only missing trials are computed. RECOMPUTE=1
+# skips the restore (and forgets trials restored earlier): every trial is computed here.
+RECOMPUTE ?=
+LONG_EXPERIMENTS = $(filter $(shell $(PY) -m claims.registry --long),$(EXPERIMENTS))
+ifeq ($(PROFILE),quick)
+RESTORE :=
+else ifneq ($(strip $(RECOMPUTE)),)
+RESTORE := $(PY) -m scripts.restore_cache --forget --cache $(RESULTS)/cache
+else
+RESTORE = $(if $(LONG_EXPERIMENTS),$(PY) -m scripts.restore_cache --from results --cache $(RESULTS)/cache $(LONG_EXPERIMENTS))
+endif
 # Exact audits of C6 (privacy) and C7 (Helly): random instances per claim.
 AUDIT_INSTANCES := $(if $(filter quick,$(PROFILE)),40,300)
 # Default: the joblib launcher runs N_JOBS cells at once. Quick cells are tiny, so there the
@@ -88,7 +100,8 @@ test-slurm: $(STAMP)
 
 # Runs every sweep (resuming finished trials from $(RESULTS)/cache), aggregates, draws figures.
 reproduce: $(STAMP)
-	@set -e; for exp in $(EXPERIMENTS); do \
+	@set -e; $(if $(strip $(RESTORE)),$(RESTORE);) \
+	for exp in $(EXPERIMENTS); do \
 	  rm -rf $(OUTPUTS)/$$exp; \
 	  echo "== sweep $${exp}$(SUFFIX)"; \
 	  $(PY) -m experiments.run --multirun experiment=$${exp}$(SUFFIX) results_root=$(RESULTS) \

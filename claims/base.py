@@ -17,7 +17,8 @@ from typing import Callable, Optional
 import numpy as np
 import pandas as pd
 
-from scripts.aggregate import unique_trials
+from scripts.aggregate import curve_config, unique_trials
+from scripts.migrate_results import convert, needs_migration
 
 NAN = math.nan
 
@@ -61,13 +62,23 @@ class ResultStore:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def load(self, experiment: str):
-        """``(trials, n_hat)`` of one aggregated experiment, or ``None`` if it has not been run."""
+        """``(trials, n_hat)`` of one aggregated experiment, or ``None`` if it has not been run.
+
+        ``trials`` has one row per (curve, n, trial) and the ``params`` curve key; ``n_hat``
+        carries the config columns of its curves (``scripts.aggregate.curve_config``)."""
         if experiment not in self._cache:
             path = self.root / experiment
             if (path / "trials.csv").exists() and (path / "n_hat.csv").exists():
-                self._cache[experiment] = (
-                    unique_trials(pd.read_csv(path / "trials.csv", low_memory=False)),
-                    pd.read_csv(path / "n_hat.csv"))
+                if needs_migration(path):  # CSVs written before issue 9's column layout
+                    print(f"{path}: old column layout, converted in memory (rewrite it with "
+                          f"python -m scripts.migrate_results {self.root} {experiment})")
+                    _, _, trials, nhat = convert(path)
+                else:
+                    trials = pd.read_csv(path / "trials.csv", low_memory=False)
+                    nhat = pd.read_csv(path / "n_hat.csv")
+                trials = unique_trials(trials)
+                # n_hat.csv keys a curve by (learner, params); its config values come back here
+                self._cache[experiment] = (trials, curve_config(nhat, trials))
             else:
                 self._cache[experiment] = None
         return self._cache[experiment]
@@ -85,6 +96,11 @@ class Claim:
     no sweep writes (the exact audits of C6/C7), relative to the results root. ``name`` is the
     output directory (``<results>/<name>/summary.csv``) and the figure's file name.
     ``headline``: the values of the setting shown in the one-row verdict table.
+    ``long``: those of ``experiments`` whose sweep takes long (beyond ~10 minutes of 2-core
+    time, issue 12). Their trials are committed (``results/<exp>/trials.csv``), ``make
+    reproduce`` restores them into the trial cache before it runs (``scripts/restore_cache.py``;
+    ``RECOMPUTE=1`` skips that), and the quick profile leaves them out (they need no ``_quick``
+    config).
     """
 
     id: str
@@ -96,6 +112,13 @@ class Claim:
     needs: tuple[str, ...] = ()
     headline: dict = field(default_factory=dict)
     has_theorem: bool = True  # False: an application whose verdicts are comparisons
+    long: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        stray = set(self.long) - set(self.experiments)
+        if stray:
+            raise ValueError(f"{self.id}: long experiments {sorted(stray)} are not among its "
+                             f"experiments {list(self.experiments)}")
 
     @property
     def figure(self) -> str:

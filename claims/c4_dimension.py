@@ -26,6 +26,7 @@ from scripts.aggregate import ERROR_COL
 STATEMENT = "private cost d^2 log vs non-private d"
 C1_SWEEPS = ("c1_realizable_d1", "c1_realizable_d2")
 KEEP = ["learner", "d", "n", "trial", ERROR_COL, "epsilon", "w_pub", "log_n_hypotheses"]
+SHORT = {"population.d": "d", "learner.epsilon": "epsilon", "population.w_pub": "w_pub"}
 
 
 def _panels(results) -> list[tuple]:
@@ -35,11 +36,11 @@ def _panels(results) -> list[tuple]:
     if d3 is not None:
         parts = [results.load(e) for e in C1_SWEEPS]
         trials = pd.concat([p[0] for p in parts if p is not None] + [d3[0]],
-                           ignore_index=True)[KEEP]
+                           ignore_index=True).rename(columns=SHORT)[KEEP]
         panels.append((trials, d3[1], "C1 sweeps + c4_dimension_d3"))
     e10 = results.load("c4_dimension_eps10")
     if e10 is not None:
-        panels.append((e10[0][KEEP], e10[1], "c4_dimension_eps10"))
+        panels.append((e10[0].rename(columns=SHORT)[KEEP], e10[1], "c4_dimension_eps10"))
     out = []
     for trials, nhat, source in panels:
         alphas, beta = alphas_of(nhat), beta_of(nhat)
@@ -135,4 +136,4 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 CLAIM = Claim(id="C4", name="c4_dimension", statement=STATEMENT,
               experiments=("c4_dimension_d3", "c4_dimension_eps10"), analyse=analyse, plot=plot,
-              headline={"epsilon": 10.0, "alpha": 0.3})
+              headline={"epsilon": 10.0, "alpha": 0.3}, long=("c4_dimension_d3",))

@@ -26,9 +26,9 @@ def analyse(results) -> list[VerdictRow]:
     if data is None:
         return []
     trials, nhat = data
-    beta, d = beta_of(nhat), first(trials, "d", int)
+    beta, d = beta_of(nhat), first(trials, "population.d", int)
     ppm = trials[trials.learner == "ppm"]
-    eps = first(ppm, "epsilon")
+    eps = first(ppm, "learner.epsilon")
     rows = []
     for alpha in alphas_of(nhat):
         sub = nhat[(nhat.learner == "ppm") & (nhat.alpha == alpha)].sort_values(W)
@@ -54,8 +54,8 @@ def analyse(results) -> list[VerdictRow]:
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
     trials, nhat = results.load("c5_mixture_weight")
-    beta, d = beta_of(nhat), first(trials, "d", int)
-    eps = first(trials[trials.learner == "ppm"], "epsilon")
+    beta, d = beta_of(nhat), first(trials, "population.d", int)
+    eps = first(trials[trials.learner == "ppm"], "learner.epsilon")
     fig, (ax,) = plotting.panels(1, 7.0, 6.2)
     for i, alpha in enumerate(alphas_of(nhat)):
         for learner, ls in (("ppm", "-"), ("erm", "-.")):

@@ -43,7 +43,7 @@ def _row(trials, x_col, name, paper) -> VerdictRow:
         caveat_ok &= m <= max(float(x), TOL)
         if m > worst:
             worst, worst_x = m, x
-    d = int(trials["d"].iloc[0])
+    d = int(trials["population.d"].iloc[0])
     return VerdictRow(
         claim="C8", figure="c8_relaxations", setting=f"{name}, d={d}, n={n}", paper=paper,
         measured=f"PPM mean error minus mean error at {x_col.split('.')[-1]} = 0: "

@@ -1,7 +1,12 @@
 """The registry: every claim, in the order of the verdict table.
 
     python -m claims.registry --experiments [--quick]   # the sweeps `make reproduce` runs
+    python -m claims.registry --experiments --skip-long # ... without the long ones (base names)
+    python -m claims.registry --long                     # the long ones (trials committed)
     python -m claims.registry                            # id, experiments and statement per claim
+
+Long experiments (``Claim.long``) are left out of the quick profile: ``--quick`` lists the
+``_quick`` twins of the others only.
 
 Adding a claim: write ``claims/<name>.py`` exporting ``CLAIM`` (see ``claims/c5_mixture_weight.py``)
 and its experiment configs ``configs/experiment/<exp>.yaml`` + ``<exp>_quick.yaml``, then list
@@ -33,24 +38,40 @@ def get(key: str) -> Claim:
     raise KeyError(f"no claim {key!r}; known: {[c.name for c in CLAIMS]}")
 
 
-def experiments(quick: bool = False) -> list[str]:
-    """Every experiment config some claim reads, once, in registry order."""
+def experiments(quick: bool = False, skip_long: bool = False) -> list[str]:
+    """Every experiment config some claim reads, once, in registry order; ``quick``: the
+    ``_quick`` twins, without the long experiments (which have none to run)."""
     names = list(dict.fromkeys(e for c in CLAIMS for e in c.experiments))
+    if quick or skip_long:
+        names = [n for n in names if n not in long_experiments()]
     return [n + QUICK_SUFFIX for n in names] if quick else names
+
+
+def long_experiments() -> list[str]:
+    """The experiments marked long by their claim (``Claim.long``): trials committed."""
+    return list(dict.fromkeys(e for c in CLAIMS for e in c.long))
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description="the claims and the experiments they read")
     parser.add_argument("--experiments", action="store_true",
                         help="print the experiment configs, space separated (for the Makefile)")
-    parser.add_argument("--quick", action="store_true", help="their _quick twins")
+    parser.add_argument("--quick", action="store_true",
+                        help="their _quick twins (long experiments left out)")
+    parser.add_argument("--skip-long", action="store_true",
+                        help="leave out the long experiments (base names)")
+    parser.add_argument("--long", action="store_true",
+                        help="print the long experiments (trials committed, restored)")
     args = parser.parse_args(argv)
     if args.experiments:
-        print(" ".join(experiments(args.quick)))
+        print(" ".join(experiments(args.quick, args.skip_long)))
+        return
+    if args.long:
+        print(" ".join(long_experiments()))
         return
     for c in CLAIMS:
         print(f"{c.id:>9}  {c.name:<20} {' '.join(c.experiments) or '(exact audits)':<40} "
-              f"{c.statement}")
+              f"{c.statement}" + (f"  [long: {' '.join(c.long)}]" if c.long else ""))
 
 
 if __name__ == "__main__":

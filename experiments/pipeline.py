@@ -10,6 +10,10 @@ is ``(seed, hash(population), n, trial, stream)``, and the learner's from that p
 ``hash(learner)``. Results therefore do not depend on ``n_jobs``, on the launcher, or on which
 other cells run, and the learner and the baselines see the same samples.
 
+Columns: each parameter once, under the config entry that owns it (``population.*``,
+``learner.*`` on the main learner's rows, ``baselines.<label>.*`` on a baseline's rows), see
+:mod:`experiments.columns`.
+
 Resumable: each finished trial is written atomically to
 ``<results_root>/cache/<cell key>/trial_XXXXX.csv``; a rerun loads the trials already there and
 computes only the missing ones, so an interrupted sweep loses nothing it had finished.
@@ -37,16 +41,15 @@ from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from experiments import columns
 from experiments.lifecycle import die_with_parent
-from ppm import PPMHalfspaceLearner
 from ppm._validation import NoPublicExamplesWarning, check_open_unit, check_positive_int
 
-CACHE_VERSION = 2  # 2: rows carry opt_test (paired excess error)
+CACHE_VERSION = 2  # 2: rows carry opt_test (paired excess error). Never bump it for a change of
+# columns only (it enters every cell key): read_trial converts older cached trials instead.
 # Keys that change how a cell is computed, not what it computes.
 _EXECUTION_KEYS = ("n_jobs", "threads", "progress", "results_root", "analysis",
                    "experiment_name", "claim", "trials")
-# The main learner's execution-only parameters (scripts/aggregate.py: never a curve key).
-_LEARNER_EXECUTION_PARAMS = PPMHalfspaceLearner._execution_params
 
 
 def _execution_params(est_cfg: dict) -> tuple[str, ...]:
@@ -181,7 +184,27 @@ def cell_key(spec: dict) -> str:
 
 
 def _flatten(prefix: str, params: dict) -> dict:
-    return {f"{prefix}.{k}": v for k, v in params.items() if k != "_target_"}
+    return {f"{prefix}{k}": v for k, v in params.items() if k != "_target_"}
+
+
+def _owners(spec: dict) -> list[tuple[str, str]]:
+    """(label, column prefix) of every learner of a cell: ``learner.`` for the main learner,
+    ``baselines.<label>.`` for a baseline (experiments/columns.py: each parameter once)."""
+    return [(label, columns.owner_prefix(label, i == 0))
+            for i, (label, _) in enumerate(_estimators(spec))]
+
+
+def _estimator_keys(spec: dict) -> list[tuple[str, bool, list[str]]]:
+    return [(label, i == 0, [k for k in cfg if k != "_target_"])
+            for i, (label, cfg) in enumerate(_estimators(spec))]
+
+
+def read_trial(path: Path, spec: dict) -> pd.DataFrame:
+    """A cached trial in the current column layout (trials cached before issue 9 are converted:
+    the cache keys and files stay valid). pandas >= 3 reads floats exactly, so a table
+    written back carries the same text."""
+    df = pd.read_csv(path)
+    return columns.to_current_layout(df, _estimator_keys(spec))
 
 
 def run_trial(spec: dict, trial: int) -> pd.DataFrame:
@@ -212,6 +235,7 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
                                                     n_test=spec["n_test"],
                                                     random_state=test_seed)
         rows = []
+        owned = dict(_owners(spec))
         for label, est_cfg in _estimators(spec):
             learner_seed = _seed(base + [2, *_hash_words([label, _output_params(est_cfg)])])
             est = _build(est_cfg, random_state=learner_seed)
@@ -231,9 +255,6 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
                 "trial": trial,
                 "learner": label,
                 "n": spec["n"],
-                "d": population.d,
-                "w_pub": spec["population"].get("w_pub", math.nan),
-                "epsilon": float(getattr(est, "epsilon", math.nan)),
                 "n_pub": int(public.sum()),
                 "n_priv": int((~public).sum()),
                 "error": float(err),
@@ -252,10 +273,12 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
                 "n_test": spec["n_test"],
                 "seed": spec["seed"],
                 "learner_seed": learner_seed,
-                **_flatten("population", spec["population"]),
-                **_flatten("learner", est_cfg),
+                **_flatten("population.", spec["population"]),
+                # a population without a d parameter still has a dimension: one name for it
+                **({} if "d" in spec["population"] else {"population.d": population.d}),
+                **_flatten(owned[label], est_cfg),  # learner.* or baselines.<label>.*
             })
-    return pd.DataFrame(rows)
+    return columns.order_columns(pd.DataFrame(rows))
 
 
 def write_csv_atomic(df: pd.DataFrame, path: Path, **to_csv) -> None:
@@ -308,15 +331,16 @@ def run(cfg) -> pd.DataFrame:
                        for t in todo)
             for _ in tqdm(results, total=len(todo), desc=desc, disable=not show):
                 pass
-    frames = [pd.read_csv(_trial_path(cell_dir, t)) for t in range(spec["trials"])]
+    frames = [read_trial(_trial_path(cell_dir, t), spec) for t in range(spec["trials"])]
     df = pd.concat(frames, ignore_index=True)
     # Trials cached by another experiment carry that experiment's execution-only settings
     # (which cannot change a result); report this run's, so a table never mixes them.
+    owned = dict(_owners(spec))
     for label, est_cfg in _estimators(spec):
         rows = df["learner"] == label
         for param in _execution_params(est_cfg):
-            if param in est_cfg and f"learner.{param}" in df.columns:
-                df.loc[rows, f"learner.{param}"] = est_cfg[param]
+            if param in est_cfg and f"{owned[label]}{param}" in df.columns:
+                df.loc[rows, f"{owned[label]}{param}"] = est_cfg[param]
     df.insert(0, "experiment_name", spec["experiment_name"])
     df.insert(1, "claim", spec["claim"])
     df["cell_key"] = key

@@ -52,15 +52,15 @@ print(trials.groupby(["experiment_name", "learner"]).size().to_string())
 
 # %% [markdown]
 # ## Slice by any config column
-# Every config value is a column: `population.*`, `learner.*`, `n`, `d`, `epsilon`, `w_pub`,
-# plus the outcome columns `error`, `excess_error`, `opt`, `n_pub`, `n_hypotheses`,
-# `fit_seconds`.
+# Every config value is a column, once, under its owner: `population.*` (with `population.d`),
+# `learner.*` (the main learner's rows), `baselines.<label>.*` (that baseline's rows), `n`, plus
+# the outcome columns `error`, `excess_error`, `opt`, `n_pub`, `n_hypotheses`, `fit_seconds`.
 
 # %%
 print(sorted(c for c in trials.columns if "." in c))
 first = "c1_realizable_d2" if "c1_realizable_d2" in set(trials["experiment_name"]) else \
     trials["experiment_name"].iloc[0]
-SLICE = {"experiment_name": first}  # e.g. {"d": 1, "learner": "ppm", "population.w_pub": 0.5}
+SLICE = {"experiment_name": first}  # e.g. {"population.d": 1, "learner": "ppm"}
 view = trials
 for col, val in SLICE.items():
     view = view[view[col] == val]
@@ -88,8 +88,8 @@ plt.show() if "ipykernel" in sys.modules else plt.close(fig)
 
 # %% [markdown]
 # ## `n_hat` against any swept column
-# E.g. epsilon in `c3_epsilon_d1`, `population.w_pub` in `c5_mixture_weight`, `d` in
-# `c4_dimension`, `population.T` in `c9_domain`.
+# E.g. `learner.epsilon` in `c3_epsilon_d1`, `population.w_pub` in `c5_mixture_weight`,
+# `population.d` in `c4_dimension_eps10`, `population.T` in `c9_domain`.
 
 # %%
 EXPERIMENT, X, ALPHA = "c3_epsilon_d1", "learner.epsilon", 0.05

@@ -1,0 +1,110 @@
+"""Restore the trial cache of long experiments from their committed ``trials.csv`` (issue 12).
+
+    python -m scripts.restore_cache --from results --cache results/cache c4_dimension_d3 ...
+    python -m scripts.restore_cache --forget --cache results/cache   # drop what was restored
+
+A long experiment (``Claim.long``) commits its trials: every row of ``results/<exp>/trials.csv``
+carries its ``cell_key`` and ``trial``, which is all the pipeline's cache needs
+(``<cache>/<cell_key>/trial_XXXXX.csv``, :mod:`experiments.pipeline`). This script writes one
+cache file per (cell, trial) from those rows, so that ``make reproduce`` on a fresh clone
+computes only the trials that are missing. A file is written exactly as the pipeline writes
+it: the same columns in the same order (the table's, without ``experiment_name``, ``claim`` and
+``cell_key``), the rows in the pipeline's order (main learner, then the baselines by name), and
+every value as the text of ``trials.csv`` (the table is read as text, so no number is
+re-formatted; pandas >= 3 writes and reads floats exactly, so that text is the pipeline's).
+A table still in the first column layout is converted first (``scripts/migrate_results.py``).
+
+Trials already in the cache are never overwritten (the pipeline's own win). Every restored file
+is listed in ``<cell>/restored.txt``; ``--forget`` deletes exactly those files, which is what
+``make reproduce RECOMPUTE=1`` does before it runs: it then computes every trial it did not
+compute itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from experiments import columns
+from experiments.pipeline import _trial_path, write_csv_atomic
+from scripts.migrate_results import migrate_trials_text
+
+RESTORED = "restored.txt"
+
+
+def _trial_rows(rows: pd.DataFrame, main: str | None) -> pd.DataFrame:
+    """The rows of one trial in the pipeline's order: the main learner, then baselines by name."""
+    rows = rows.drop_duplicates("learner")  # a cell listed twice in one sweep
+    order = sorted(rows["learner"], key=lambda label: (label != main, label))
+    return rows.set_index("learner", drop=False).loc[order].reset_index(drop=True)
+
+
+def _main_label(text: pd.DataFrame) -> str | None:
+    """The label whose rows carry the ``learner.*`` columns."""
+    own = [c for c in text.columns if c.startswith(columns.MAIN)]
+    if not own:
+        return None
+    has = (text[own] != "").any(axis=1)
+    labels = text.loc[has, "learner"].unique()
+    return str(labels[0]) if len(labels) == 1 else None
+
+
+def restore(trials_csv: Path, cache: Path, experiment: str | None = None) -> tuple[int, int]:
+    """Write the missing cache files of every trial in ``trials_csv``; (written, already there)."""
+    text = pd.read_csv(trials_csv, dtype=str, keep_default_na=False)
+    text = migrate_trials_text(text, experiment or trials_csv.parent.name)
+    body = [c for c in text.columns if c not in (*columns.HEAD, *columns.TAIL)]
+    main = _main_label(text)
+    written = kept = 0
+    for (key, trial), rows in text.groupby(["cell_key", "trial"], sort=False):
+        cell = cache / key
+        path = _trial_path(cell, int(trial))
+        if path.exists():
+            kept += 1
+            continue
+        write_csv_atomic(_trial_rows(rows, main)[body], path)
+        with open(cell / RESTORED, "a") as log:
+            log.write(path.name + "\n")
+        written += 1
+    return written, kept
+
+
+def forget(cache: Path) -> int:
+    """Delete every restored trial file under ``cache``; return how many."""
+    gone = 0
+    for log in sorted(cache.glob(f"*/{RESTORED}")):
+        for name in log.read_text().split():
+            path = log.parent / name
+            if path.exists():
+                path.unlink()
+                gone += 1
+        log.unlink()
+    return gone
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("experiments", nargs="*")
+    parser.add_argument("--from", dest="source", type=Path, default=Path("results"),
+                        help="results root holding <experiment>/trials.csv (default: results)")
+    parser.add_argument("--cache", type=Path, required=True, help="the trial cache to fill")
+    parser.add_argument("--forget", action="store_true",
+                        help="delete the restored trial files instead")
+    args = parser.parse_args(argv)
+    if args.forget:
+        print(f"restore_cache: forgot {forget(args.cache)} restored trials under {args.cache}")
+        return
+    for exp in args.experiments:
+        path = args.source / exp / "trials.csv"
+        if not path.exists():
+            print(f"restore_cache: {exp}: no committed {path}; its trials will be computed")
+            continue
+        written, kept = restore(path, args.cache, exp)
+        print(f"restore_cache: {exp}: restored {written} trials from {path} "
+              f"({kept} already in {args.cache})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
