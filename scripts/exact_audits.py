@@ -17,7 +17,8 @@ distribution is computed with all five methods and required to agree. Half the s
 label-determined (SPEC 1), half have arbitrary labels (privacy holds for any data). Size limits (exhaustive enumeration of every neighbour):
 d = 1: n <= 7; d = 2 and 3: n <= 5 with at most 3 distinct public points, i.e. ``Aff`` of
 dimension <= 2 in d = 3 (a full-dimensional d = 3 arrangement, 4 public points, has ~1700
-cells and ``|G|`` ~ 3700: about an hour per instance through the five production scorers).
+cells and ``|G|`` ~ 3700: ~3300 neighbours at ~0.1-0.5 s each per scorer, tens of minutes
+per instance).
 
 C7: on random small samples, the minimum empirical error over ``G`` (exact score histogram of
 the production scorer) is compared with the exact non-private ERM halfspace (d = 1, 2:
