@@ -43,6 +43,7 @@ from tqdm.auto import tqdm
 
 from experiments import columns
 from experiments.lifecycle import die_with_parent
+from ppm.diagnostics import empirical_error
 from ppm._validation import NoPublicExamplesWarning, check_open_unit, check_positive_int
 
 CACHE_VERSION = 2  # 2: rows carry opt_test (paired excess error). Never bump it for a change of
@@ -262,7 +263,7 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
                 "opt": float(opt),
                 "excess_error": float(err - (opt if math.isnan(opt_test) else opt_test)),
                 "opt_test": float(opt_test),
-                "train_error": float(np.mean(est.predict(X) != y)) if len(y) else math.nan,
+                "train_error": empirical_error(est, X, y),  # NOT private (ppm.diagnostics)
                 "n_halfspaces": getattr(est, "n_halfspaces_", math.nan),
                 "n_hypotheses": float(n_hyp) if n_hyp is not None else math.nan,
                 "log_n_hypotheses": math.log(n_hyp) if n_hyp else math.nan,

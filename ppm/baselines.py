@@ -531,9 +531,11 @@ class DPLogisticRegression(_ScaledLinearModel):
     coef_ : (d,) array, intercept_ : float
         The rule ``1[<coef_, x> + intercept_ > 0]`` in the original feature space.
     center_, scale_ : (d,) arrays, the public-only scaling
-    model_ : the fitted ``diffprivlib.models.LogisticRegression`` or None (single label / empty)
-    n_clipped_ : int, number of rows whose scaled norm exceeded ``data_norm``
     n_features_in_ : int
+
+    Only the released rule is kept: diffprivlib's fitted model (its ``n_iter_``, ``classes_``
+    and whether a model exists at all depend on the private sample) and the number of clipped
+    rows (a count over private examples) are not stored.
     """
 
     def __init__(self, *, epsilon=1.0, data_norm=3.0, C=1.0, random_state=None):
@@ -561,8 +563,6 @@ class DPLogisticRegression(_ScaledLinearModel):
         norms = np.linalg.norm(Z, axis=1)
         too_long = norms > data_norm
         Z[too_long] *= (data_norm / norms[too_long])[:, None]
-        self.n_clipped_ = int(too_long.sum())
-        self.model_ = None
         if n == 0:
             self._set_rule(np.zeros(d), 0.0, center, scale, d)
             return self
@@ -576,11 +576,11 @@ class DPLogisticRegression(_ScaledLinearModel):
             # deprecates; third-party noise, not a property of this estimator.
             warnings.filterwarnings("ignore", message=r".*iprint", category=DeprecationWarning)
             if 0 < int(y.sum()) < n:
-                self.model_ = LogisticRegression(
+                model = LogisticRegression(
                     epsilon=epsilon, data_norm=data_norm, C=C, max_iter=_LOGISTIC_MAX_ITER,
                     random_state=seed, accountant=BudgetAccountant(),
                 ).fit(Z, y)
-                w, b = self.model_.coef_[0], self.model_.intercept_[0]
+                w, b = model.coef_[0], model.intercept_[0]
             else:
                 # One label only: the same objective-perturbation mechanism (see docstring).
                 coefs, _, _ = _logistic_regression_path(

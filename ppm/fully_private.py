@@ -142,13 +142,13 @@ class GridExponentialMechanism(ClassifierMixin, BaseEstimator):
         ``g_k`` of the output (``None`` for ``"zeros"``).
     hypothesis_index_ : int
         Position of the output in the canonical order.
-    score_ : int
-        Training mistakes of the output; ``score_counts_[m]`` = number of class members with
-        ``m`` mistakes (``m = 0..n``).
     n_hypotheses_ : int
         ``2T``.
     n_features_in_ : int
         Always 1.
+
+    No score, score histogram or training error is kept (functions of the private data); see
+    :mod:`ppm.diagnostics` for the non-private research diagnostics.
     """
 
     def __init__(self, *, epsilon=1.0, T=64, low=0.0, high=1.0, random_state=None):
@@ -187,8 +187,6 @@ class GridExponentialMechanism(ClassifierMixin, BaseEstimator):
         self.hypothesis_ = (kind, k)
         self.hypothesis_index_ = index
         self.threshold_ = None if k is None else float(grid[k])
-        self.score_ = int(level)
-        self.score_counts_ = counts
         self.n_hypotheses_ = 2 * T
         self.n_features_in_ = 1
         return self

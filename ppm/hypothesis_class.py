@@ -73,6 +73,7 @@ class ReferenceScorer:
         self.n = self.y.shape[0]
         self._inside = halfspaces.contains(X)  # (m, n), evaluated from W, b directly
         self._aff = halfspaces.in_affine_hull(X)
+        self._levels = None
 
     def score(self, hyp: tuple) -> int:
         if len(hyp) == 0:
@@ -87,18 +88,19 @@ class ReferenceScorer:
 
     def histogram(self) -> np.ndarray:
         counts = np.zeros(self.n + 1, dtype=np.int64)
-        for _, m in self.scores():
+        self._levels = {}  # level -> its hypotheses in canonical order (the rank pass)
+        for hyp, m in self.scores():
             counts[m] += 1
+            self._levels.setdefault(m, []).append(hyp)
         return counts
 
     def find(self, level: int, rank: int) -> tuple:
-        seen = 0
-        for hyp, m in self.scores():
-            if m == level:
-                if seen == rank:
-                    return hyp
-                seen += 1
-        raise IndexError(f"no hypothesis of rank {rank} at level {level}")
+        if self._levels is None:
+            self.histogram()
+        members = self._levels.get(int(level), [])
+        if not 0 <= rank < len(members):
+            raise IndexError(f"no hypothesis of rank {rank} at level {level}")
+        return members[rank]
 
 
 class SortedScorer1D:

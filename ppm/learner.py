@@ -95,12 +95,14 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
     W_, b_ : arrays
         The selected halfspaces ``<W_[i], x> >= b_[i]``: the output labels 0 inside their
         intersection with ``Aff`` and 1 elsewhere.
-    score_ : int
-        Training mistakes ``m(g)`` of the output.
-    score_counts_ : array (n + 1,)
-        ``count[m]``: how many hypotheses of ``G`` make ``m`` mistakes.
     n_hypotheses_ : int
-        ``|G|``. ``n_halfspaces_`` is ``|C_pub|``; ``n_pub_``, ``n_priv_`` the split sizes.
+        ``|G|``. ``n_halfspaces_`` is ``|C_pub|``; ``n_pub_``, ``n_priv_`` the split sizes
+        (fixed under the neighbouring relation, which replaces a private example).
+
+    Only the sampled hypothesis and what is built from the public points are kept: no score,
+    score histogram or training error (functions of the private data, not released by the
+    mechanism). For experiments, :mod:`ppm.diagnostics` recomputes them explicitly, NOT
+    differentially private.
     """
 
     _execution_params = ("method", "block_elements", "max_hypotheses")
@@ -130,8 +132,34 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, public):
         """Fit on a PPM sample; ``public[i]`` is True for a public example."""
-        self._validate_params()
+        hs, scorer, size, public = self._mechanism_scorer(X, y, public)  # validates first
         rng = check_random_state(self.random_state)
+        # Step 3: exact exponential mechanism over G on all labelled pairs. The histogram and
+        # the level are private intermediates: only the hypothesis leaves this method.
+        level, rank = sample_level_and_rank(scorer.histogram(), self.epsilon, rng)
+        hyp = scorer.find(level, rank)
+
+        self.halfspaces_ = hs
+        self.hypothesis_ = tuple(int(i) for i in hyp)
+        idx = np.asarray(self.hypothesis_, dtype=np.intp)
+        self.W_ = hs.W[idx]
+        self.b_ = hs.b[idx]
+        self.n_hypotheses_ = size
+        self.n_halfspaces_ = len(hs)
+        self.n_features_in_ = hs.d
+        self.n_pub_ = int(public.sum())
+        self.n_priv_ = int((~public).sum())
+        return self
+
+    def _mechanism_scorer(self, X, y, public):
+        """Steps 1-2 of ``fit``: validate, build ``C_pub`` and the scorer of ``G`` on the sample.
+
+        Returns ``(halfspaces, scorer, |G|, public)``; ``fit`` samples from
+        ``scorer.histogram()`` / ``scorer.find``. The exact privacy audit
+        (:func:`ppm.audit.exact_output_distribution`) calls this same method, so it audits the
+        production path.
+        """
+        self._validate_params()
         if public is None:
             raise ValueError("public (boolean mask, True = public example) is required")
         # Empty data is refused here (scikit-learn's convention); the baselines and the other
@@ -150,25 +178,9 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
                 f"{self.max_hypotheses:.3g}; exact enumeration at ~1e9/s would take about "
                 f"{size / 1e9:.3g} s. Raise max_hypotheses to run it anyway."
             )
-        # Steps 2-3: exact exponential mechanism over G on all labelled pairs.
+        # Step 2: the scorer of G (built from C_pub) on all n labelled pairs.
         scorer = make_scorer(hs, X, y, self.method, self.block_elements)
-        counts = scorer.histogram()
-        level, rank = sample_level_and_rank(counts, self.epsilon, rng)
-        hyp = scorer.find(level, rank)
-
-        self.halfspaces_ = hs
-        self.hypothesis_ = tuple(int(i) for i in hyp)
-        idx = np.asarray(self.hypothesis_, dtype=np.intp)
-        self.W_ = hs.W[idx]
-        self.b_ = hs.b[idx]
-        self.score_ = int(level)
-        self.score_counts_ = counts
-        self.n_hypotheses_ = size
-        self.n_halfspaces_ = len(hs)
-        self.n_features_in_ = d
-        self.n_pub_ = int(public.sum())
-        self.n_priv_ = int((~public).sum())
-        return self
+        return hs, scorer, size, public
 
     def predict(self, X) -> np.ndarray:
         """0 inside ``h_1 ∩ ... ∩ h_j ∩ Aff`` of the output hypothesis, 1 elsewhere."""

@@ -175,9 +175,6 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
     rule_ : tuple
         ``(kind, index)`` of the output, ``kind`` in ``{"inside", "outside", "const1",
         "const0"}``, ``index`` into ``halfspaces_`` (``None`` for the constants).
-    score_ : int
-        Training mistakes of the output; ``score_counts_[m]`` = number of cover rules with ``m``
-        mistakes (``m = 0..n``).
     n_hypotheses_ : int
         Number of rules in the cover (``n_hypotheses_`` is what the experiment pipeline logs).
     n_candidates_ : int
@@ -185,6 +182,9 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
     n_halfspaces_ : int
         ``len(halfspaces_)``. ``n_pub_``, ``n_priv_`` are the split sizes.
     n_features_in_ : int
+
+    No score, score histogram or training error is kept (functions of the private data); see
+    :mod:`ppm.diagnostics` for the non-private research diagnostics.
     """
 
     def __init__(self, *, epsilon=1.0, rel_tol=DEFAULT_REL_TOL, labels="private",
@@ -223,14 +223,12 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
         # counts mistakes on the public examples (their labels are not protected).
         scored = np.ones(y.size, dtype=bool) if self.labels == "all" else ~public
         scores = cover_scores(hs, cover, X[scored], y[scored])
-        j, level, counts = select_from_cover(scores, epsilon, rng, int(scored.sum()))
+        j, _, _ = select_from_cover(scores, epsilon, rng, int(scored.sum()))
         chosen = int(cover[j])
 
         self.halfspaces_ = hs
         self.cover_ = cover
         self.rule_ = candidate_rule(chosen, len(hs))
-        self.score_ = int(level)
-        self.score_counts_ = counts
         self.n_hypotheses_ = int(cover.size)
         self.n_candidates_ = 2 * len(hs) + 2
         self.n_halfspaces_ = len(hs)

@@ -97,6 +97,22 @@ def measure_floor(threads, repeats=1) -> float:
     return max(r["hypotheses_per_s"] for r in rows)
 
 
+def sample_complexity_search_seconds() -> None:
+    """Print the time of the exact ``n_theory`` search at extreme alpha (the speed goal the
+    old timed unit test asserted, < 0.05 s; correctness is in tests/test_bounds.py)."""
+    from ppm.bounds import agnostic_sample_complexity, realizable_sample_complexity
+
+    for fn in (realizable_sample_complexity, agnostic_sample_complexity):
+        for alpha in (0.999, 1e-4):
+            best = float("inf")
+            for _ in range(3):
+                t = time.perf_counter()
+                n = fn(alpha, 0.05, 1.0, 10)
+                best = min(best, time.perf_counter() - t)
+            print(f"{fn.__name__}(alpha={alpha:g}, beta=0.05, epsilon=1, d=10) = {n}: "
+                  f"{best * 1e3:.2f} ms (goal < 50 ms)", flush=True)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes only")
@@ -106,6 +122,7 @@ def main(argv=None) -> None:
     parser.add_argument("--no-reference", action="store_true", help="skip the blocked reference")
     parser.add_argument("--out", type=Path, default=Path("results/bench.csv"))
     args = parser.parse_args(argv)
+    sample_complexity_search_seconds()
     floor = measure_floor(args.threads, args.repeats)
     print(f"floor (one histogram increment per hypothesis, {args.threads} threads): "
           f"{floor:.3g}/s", flush=True)

@@ -1,20 +1,31 @@
 """Measured verdicts for C6 (privacy, Lemma 4.1) and C7 (Helly, Lemma 4.5) on random instances.
 
-    python -m scripts.exact_audits --results results [--instances 300] [--seed 0]
+    python -m scripts.exact_audits --results results [--instances 300] [--seed 0] [--jobs 2]
 
-C6: on random small label-determined samples (d = 1, 2), replace one private example by an
-arbitrary ``(x', y')`` (the neighbouring relation of SPEC 1) and compute the EXACT output
-distribution of Algorithm 2 on both samples (:func:`ppm.audit.exact_output_distribution`,
-enumerating ``G``); the privacy loss is ``max_g |log P[g] - log P'[g]|``. It must never exceed
-epsilon. Besides random replacements, the replacement is also chosen adversarially from a
-small candidate set (the point that maximises the loss), so the audit gets close to the bound
-where it is tight.
+C6: on random small samples (d = 1, 2, 3; labels arbitrary, public w.p. 1/2), the EXACT output
+distribution of ``PPMHalfspaceLearner.fit`` is computed through its production path
+(:func:`ppm.audit.exact_output_distribution`: the learner's own ``_mechanism_scorer``, the
+scorer's ``histogram()`` and its rank pass ``find`` for every ``(level, rank)``). One private
+example is replaced by a point of EVERY cell of the arrangement of the public halfspaces
+(:func:`ppm.audit.arrangement_cells`: one point per realisable membership pattern, faces of
+every dimension and the complement of ``Aff``), with both labels: every neighbour up to
+equivalence. The privacy loss ``max_g |log P[g] - log P'[g]|`` must not exceed epsilon.
+Scorers: the neighbours of instance k are audited with one method (auto, sweep, bitset,
+blocked, reference, cycled so that every (d, method) pair gets the same share; d = 3 is a fifth
+of the instances, d = 1 and 2 two fifths each), and on every instance the base sample's
+distribution is computed with all five methods and required to agree. Half the samples are
+label-determined (SPEC 1), half have arbitrary labels (privacy holds for any data). Size limits (exhaustive enumeration of every neighbour):
+d = 1: n <= 7; d = 2 and 3: n <= 5 with at most 3 distinct public points, i.e. ``Aff`` of
+dimension <= 2 in d = 3 (a full-dimensional d = 3 arrangement, 4 public points, has ~1700
+cells and ``|G|`` ~ 3700: ~3300 neighbours at ~0.1-0.5 s each per scorer, tens of minutes
+per instance).
 
-C7: on random small samples, the minimum empirical error over ``G`` (exact score histogram)
-is compared with the exact non-private ERM halfspace
-(:class:`ppm.baselines.ERMHalfspace`, threshold scan for d = 1, line enumeration for d = 2).
-Lemma 4.5 says ``min_G <= ERM`` always; we count violations, and, as a control that the check
-can fail, how often ``G`` restricted to single halfspaces (j <= 1) is worse than ERM.
+C7: on random small samples, the minimum empirical error over ``G`` (exact score histogram of
+the production scorer) is compared with the exact non-private ERM halfspace (d = 1, 2:
+:class:`ppm.baselines.ERMHalfspace`; d = 3: labelings in increasing Hamming distance with an LP
+separability check). Lemma 4.5 says ``min_G <= ERM`` always; we count violations, and, as a
+control that the check can fail, how often ``G`` restricted to single halfspaces (j <= 1) is
+worse than ERM.
 
 Writes ``<results>/c6_privacy/audit.csv`` and ``<results>/c7_helly/helly.csv``; the verdicts
 (``summary.csv``) are the claims' analyses, ``claims/c6_privacy.py`` and ``claims/c7_helly.py``.
@@ -23,81 +34,115 @@ Writes ``<results>/c6_privacy/audit.csv`` and ``<results>/c7_helly/helly.csv``; 
 from __future__ import annotations
 
 import argparse
+import itertools
+import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
+from scipy.optimize import linprog
 
 from experiments.pipeline import write_csv_atomic
 from ppm import construct_halfspaces
-from ppm.audit import exact_output_distribution, privacy_loss
+from ppm.audit import exact_output_distribution, neighbour_losses, privacy_loss
 from ppm.baselines import ERMHalfspace
-from ppm.hypothesis_class import ReferenceScorer
+from ppm.hypothesis_class import ReferenceScorer, class_size
+from ppm.learner import make_scorer
 from claims import c6_privacy, c7_helly
 from claims.base import ResultStore
 from claims.report import write_claim
 
 EPSILONS = c6_privacy.EPSILONS
+METHODS = c6_privacy.METHODS
+DIMS = (1, 2, 3)
+# C6: d of instance k is C6_DIMS[k % 5] (d = 3, the slowest, on a fifth of the instances to keep
+# `make audit` near a minute on 2 cores), its scorer METHODS[(k // 5) % 5]: every (d, scorer)
+# pair gets the same share; epsilon EPSILONS[(k // 25) % 3].
+C6_DIMS = (1, 2, 3, 1, 2)
 
 
-def _instance(rng: np.random.Generator, d: int, n: int):
-    """A label-determined sample: Gaussian points, public w.p. 1/2, label 1 iff private."""
+def _instance(rng: np.random.Generator, d: int, n: int, max_public: int | None = None,
+              arbitrary_labels: bool = False):
+    """A small sample: Gaussian points (integer grid w.p. 0.3: duplicates, collinear points),
+    public w.p. 1/2 (at least one public and one private); labels label-determined (SPEC 1,
+    label 1 iff private) or, with ``arbitrary_labels``, uniform."""
     X = rng.normal(size=(n, d))
-    if rng.random() < 0.3:  # integer grid: duplicates and collinear points
+    if rng.random() < 0.3:
         X = rng.integers(-2, 3, size=(n, d)).astype(float)
     public = rng.random(n) < 0.5
-    if public.all():
-        public[-1] = False
-    y = (~public).astype(np.int64)
+    public[0], public[-1] = True, False
+    if max_public is not None:  # at most max_public distinct public points
+        while len(np.unique(X[public], axis=0)) > max_public:
+            public[np.flatnonzero(public)[-1]] = False
+    y = rng.integers(0, 2, size=n) if arbitrary_labels else (~public).astype(np.int64)
     return X, y, public
 
 
-def _instances(rng: np.random.Generator, count: int, d1_every: int, n_below: dict):
-    """``(k, d, n, X, y, public)``: instance k has d = 1 every ``d1_every``-th time, else 2, and
-    ``2 <= n < n_below[d]`` (lazy: the caller's own draws interleave, in a fixed order)."""
-    for k in range(count):
-        d = 1 if k % d1_every == 0 else 2
-        n = int(rng.integers(2, n_below[d]))
-        yield k, d, n, *_instance(rng, d, n)
+def _audit_c6_one(k: int, seed: int) -> dict:
+    rng = np.random.default_rng([seed, 6, k])
+    d, method = C6_DIMS[k % 5], METHODS[(k // 5) % len(METHODS)]
+    eps = EPSILONS[(k // 25) % len(EPSILONS)]
+    n = int(rng.integers(2, 8 if d == 1 else 6))
+    # Privacy holds for any data: half the samples get arbitrary labels.
+    X, y, public = _instance(rng, d, n, max_public=None if d == 1 else 3,
+                             arbitrary_labels=bool(k % 2))
+    t0 = time.process_time()  # CPU time: robust on a shared machine
+    base = [exact_output_distribution(X, y, public, eps, m)[0] for m in METHODS]
+    agree = max(privacy_loss(base[0], b) for b in base[1:])
+    i = int(rng.choice(np.flatnonzero(~public)))
+    worst = neighbour_losses(X, y, public, i, eps, (method,))
+    hs = construct_halfspaces(X[public], n_features=d)
+    return dict(instance=k, d=d, n=n, n_pub=int(public.sum()), aff_dim=hs.aff_dim,
+                n_hypotheses=class_size(len(hs), d), method=method, epsilon=eps,
+                neighbours=worst["neighbours"], methods_disagree=agree > 1e-9,
+                loss_worst=worst[method], ratio_worst=worst[method] / eps,
+                cpu_seconds=time.process_time() - t0)
 
 
-def audit_c6(n_instances: int, seed: int) -> pd.DataFrame:
-    rng = np.random.default_rng([seed, 6])
-    rows = []
-    for k, d, n, X, y, public in _instances(rng, n_instances, 2, {1: 8, 2: 6}):
-        eps = EPSILONS[k % len(EPSILONS)]
-        base, _ = exact_output_distribution(X, y, public, eps)
-        i = int(rng.choice(np.flatnonzero(~public)))
-        # candidates: one random replacement plus points at and beyond the data (adversarial)
-        cands = [(rng.normal(scale=2.0, size=d), int(rng.integers(0, 2)))]
-        for x in (X[public][:3] if public.any() else []):
-            for lab in (0, 1):
-                cands.append((x + 1e-3, lab))
-        for lab in (0, 1):
-            cands.append((np.full(d, 10.0), lab))
-        losses = []
-        for x_new, y_new in cands:
-            X2, y2 = X.copy(), y.copy()
-            X2[i], y2[i] = x_new, y_new
-            losses.append(privacy_loss(base, exact_output_distribution(X2, y2, public, eps)[0]))
-        rows.append(dict(instance=k, d=d, n=n, n_pub=int(public.sum()), epsilon=eps,
-                         loss_random=losses[0], loss_worst=max(losses),
-                         ratio_worst=max(losses) / eps))
+def audit_c6(n_instances: int, seed: int, jobs: int = 1) -> pd.DataFrame:
+    rows = Parallel(n_jobs=jobs)(delayed(_audit_c6_one)(k, seed) for k in range(n_instances))
     return pd.DataFrame(rows)
+
+
+def _exact_erm_errors(X: np.ndarray, y: np.ndarray) -> int:
+    """Fewest mistakes of any halfspace classifier: labelings by increasing Hamming distance,
+    the first strictly separable one (LP feasibility) wins. Exponential: tiny n only."""
+    n, d = X.shape
+    A = np.hstack([X, np.ones((n, 1))])
+    for k in range(n + 1):
+        for flip in itertools.combinations(range(n), k):
+            lab = y.copy()
+            lab[list(flip)] = 1 - lab[list(flip)]
+            if lab.min() == lab.max():
+                return k
+            s = 2.0 * lab - 1.0
+            res = linprog(np.zeros(d + 1), A_ub=-s[:, None] * A, b_ub=-np.ones(n),
+                          bounds=[(None, None)] * (d + 1), method="highs")
+            if res.status == 0:
+                return k
+    raise AssertionError("unreachable: a constant labeling is always separable")
 
 
 def audit_c7(n_instances: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng([seed, 7])
     rows = []
-    for k, d, n, X, y, public in _instances(rng, n_instances, 3, {1: 16, 2: 11}):
+    for k in range(n_instances):
+        d = DIMS[k % 3]
+        n = int(rng.integers(2, {1: 16, 2: 11, 3: 9}[d]))
+        X, y, public = _instance(rng, d, n)
         hs = construct_halfspaces(X[public], n_features=d)
-        min_g = int(np.flatnonzero(ReferenceScorer(hs, X, y, d).histogram())[0])
+        min_g = int(np.flatnonzero(make_scorer(hs, X, y).histogram())[0])  # production scorer
         min_single = int(np.flatnonzero(ReferenceScorer(hs, X, y, 1).histogram())[0])
-        erm = ERMHalfspace(method="threshold" if d == 1 else "enumerate").fit(X, y)
-        rows.append(dict(instance=k, d=d, n=n, n_pub=int(public.sum()), min_G=min_g,
-                         min_single_halfspaces=min_single, erm=erm.n_train_errors_,
-                         violation=min_g > erm.n_train_errors_,
-                         single_worse=min_single > erm.n_train_errors_))
+        if d == 3:
+            erm = _exact_erm_errors(X, y)
+        else:
+            erm = ERMHalfspace(method="threshold" if d == 1 else "enumerate").fit(X, y)
+            erm = int(np.sum(erm.predict(X) != y))
+        rows.append(dict(instance=k, d=d, n=n, n_pub=int(public.sum()), aff_dim=hs.aff_dim,
+                         min_G=min_g,
+                         min_single_halfspaces=min_single, erm=erm, violation=min_g > erm,
+                         single_worse=min_single > erm))
     return pd.DataFrame(rows)
 
 
@@ -106,10 +151,17 @@ def main(argv=None) -> None:
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--instances", type=int, default=300)
     parser.add_argument("--seed", type=int, default=20201206)
+    parser.add_argument("--jobs", type=int, default=2, help="processes for the C6 audit")
     args = parser.parse_args(argv)
 
-    write_csv_atomic(audit_c6(args.instances, args.seed),
-                     args.results / c6_privacy.AUDIT)
+    t0 = time.perf_counter()
+    c6 = audit_c6(args.instances, args.seed, args.jobs)
+    write_csv_atomic(c6, args.results / c6_privacy.AUDIT)
+    print(f"C6 audit: {len(c6)} instances, {int(c6['neighbours'].sum())} neighbours, "
+          f"{time.perf_counter() - t0:.1f} s wall, {c6['cpu_seconds'].sum():.1f} s CPU in the "
+          f"instances ({args.jobs} processes)")
+    print(c6.groupby("d")["cpu_seconds"].agg(["count", "sum", "max"]).round(2).to_string())
+    print(c6.groupby(["d", "method"])["loss_worst"].max().unstack().round(4).to_string())
     write_csv_atomic(audit_c7(args.instances, args.seed), args.results / c7_helly.AUDIT)
     store = ResultStore(args.results)
     for claim in (c6_privacy.CLAIM, c7_helly.CLAIM):  # their verdicts, as make figures does

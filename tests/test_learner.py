@@ -12,6 +12,7 @@ from scipy import stats
 
 from ppm import PPMHalfspaceLearner, construct_halfspaces, learn_halfspace
 from ppm.audit import exact_output_distribution, privacy_loss
+from ppm.diagnostics import n_mistakes, score_histogram
 from ppm.hypothesis_class import ReferenceScorer, class_size, iter_hypotheses
 from ppm.learner import make_scorer
 from tests.brute_force import erm_halfspace_errors
@@ -48,8 +49,7 @@ def test_helly_min_over_G_at_most_erm(d, seed):
     assert best <= erm
     # With a huge epsilon the mechanism returns a minimiser over G.
     fitted = PPMHalfspaceLearner(epsilon=1e4, random_state=seed).fit(X, y, public)
-    assert fitted.score_ == best
-    assert int(np.sum(fitted.predict(X) != y)) == fitted.score_
+    assert n_mistakes(fitted, X, y) == best
 
 
 def test_helly_needs_more_than_single_halfspaces():
@@ -242,8 +242,7 @@ def test_fitted_attributes_and_counts():
     assert f.n_pub_ == n_pub and f.n_priv_ == 30 - n_pub
     assert f.n_halfspaces_ <= 2 * (n_pub + math.comb(n_pub, 2))
     assert f.n_hypotheses_ == 1 + f.n_halfspaces_ + math.comb(f.n_halfspaces_, 2)
-    assert f.score_counts_.sum() == f.n_hypotheses_
-    assert f.score_ == int(np.sum(f.predict(X) != y))
+    assert score_histogram(f, X, y).sum() == f.n_hypotheses_
 
 
 def test_no_public_points_gives_empty_hypothesis():

@@ -14,6 +14,7 @@ from sklearn.base import clone
 
 import ppm.semi_private as sp
 from ppm import PPMHalfspaceLearner, construct_halfspaces
+from ppm.diagnostics import n_mistakes, score_histogram
 from ppm.semi_private import (
     SemiPrivateHalfspaceLearner,
     candidate_rule,
@@ -93,15 +94,15 @@ def test_cover_and_histogram_match_brute_force(seed, d, n, w_pub, degenerate, la
     assert f.n_candidates_ == 2 * len(hs) + 2
     scored = np.ones(n, dtype=bool) if labels == "all" else ~public
     scores = _brute_scores(hs, expected, X[scored], y[scored])
-    np.testing.assert_array_equal(f.score_counts_,
+    np.testing.assert_array_equal(score_histogram(f, X, y, public),
                                   np.bincount(scores, minlength=int(scored.sum()) + 1))
     # The dichotomies of the cover are pairwise distinct and cover every candidate's dichotomy.
     if public.any():
         dich = {tuple(_predict_rule(hs, r, x) for x in X[public]) for r in expected}
         assert len(dich) == len(expected)
     # The output's score is its real number of mistakes on the scored (labelled) examples.
-    assert f.score_ == int(np.sum(f.predict(X)[scored] != y[scored]))
     assert f.rule_ in expected
+    assert n_mistakes(f, X[scored], y[scored]) == scores[expected.index(f.rule_)]
 
 
 def _cover_dichotomies(hs):
@@ -139,7 +140,8 @@ def test_chunked_membership_gives_identical_results(monkeypatch):
     monkeypatch.setattr(sp, "CHUNK_ELEMENTS", 7)
     b = SemiPrivateHalfspaceLearner(epsilon=0.5, random_state=1).fit(X, y, public)
     np.testing.assert_array_equal(a.cover_, b.cover_)
-    np.testing.assert_array_equal(a.score_counts_, b.score_counts_)
+    np.testing.assert_array_equal(score_histogram(a, X, y, public),
+                                  score_histogram(b, X, y, public))
     assert a.rule_ == b.rule_
 
 
@@ -149,7 +151,8 @@ def test_no_public_points_cover_is_the_two_constants():
     f = SemiPrivateHalfspaceLearner(epsilon=1.0, random_state=0).fit(X, y, np.zeros(6, bool))
     assert _rules(f) == [("const1", None), ("const0", None)]
     assert f.n_halfspaces_ == 0 and f.n_hypotheses_ == 2
-    np.testing.assert_array_equal(f.score_counts_, np.bincount([1, 5], minlength=7))
+    np.testing.assert_array_equal(score_histogram(f, X, y, np.zeros(6, bool)),
+                                  np.bincount([1, 5], minlength=7))
     expected = 1 if f.rule_[0] == "const1" else 0
     np.testing.assert_array_equal(f.predict(X), expected)
 
@@ -272,7 +275,7 @@ def test_huge_epsilon_reaches_best_rule_in_cover(d, seed):
                                     random_state=seed).fit(X, y, public)
     rules = _brute_cover(f.halfspaces_, X[public])
     best = min(_brute_scores(f.halfspaces_, rules, X, y))
-    assert f.score_ == best == int(np.sum(f.predict(X) != y))
+    assert n_mistakes(f, X, y) == best
 
 
 def test_failure_mode_on_a_mixture():
@@ -313,8 +316,9 @@ def test_failure_mode_on_a_mixture():
     assert erm_halfspace_errors(X, y) == 0
     assert scores.min() > 0
     f = SemiPrivateHalfspaceLearner(epsilon=1e6, labels="all", random_state=0).fit(X, y, public)
-    assert f.score_ == scores.min() > 0
-    assert PPMHalfspaceLearner(epsilon=1e6, random_state=0).fit(X, y, public).score_ == 0
+    assert n_mistakes(f, X, y) == scores.min() > 0
+    assert n_mistakes(PPMHalfspaceLearner(epsilon=1e6, random_state=0).fit(X, y, public),
+                      X, y) == 0
 
 
 # -- determinism, API, validation --------------------------------------------------------------
@@ -399,8 +403,8 @@ def test_private_labels_only_cannot_learn_label_determined_privacy():
     X, y, public = det.sample(120, random_state=5)
     outs = [SemiPrivateHalfspaceLearner(epsilon=1e6, random_state=s).fit(X, y, public)
             for s in range(30)]
-    assert all(f.score_ == 0 for f in outs)
-    zero = outs[0].score_counts_[0]
+    assert all(n_mistakes(f, X[~public], y[~public]) == 0 for f in outs)
+    zero = score_histogram(outs[0], X, y, public)[0]
     assert zero > 10                       # many indistinguishable rules
     errs = [det.true_error(f.predict, n_test=4000, random_state=1)[0] for f in outs]
     assert np.mean(errs) > 0.1
