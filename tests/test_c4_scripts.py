@@ -9,7 +9,8 @@ from ppm import PPMHalfspaceLearner
 from ppm.halfspaces import construct_halfspaces
 from ppm.hypothesis_class import ReferenceScorer, iter_hypotheses
 from ppm.populations import GaussianClusters
-from scripts.log_class_size import class_size_rows, fit_d2
+from claims.c4_mechanism import fit_d2
+from scripts.log_class_size import class_size_rows
 from scripts.mechanism_price import price_rows
 
 
