@@ -43,7 +43,8 @@ from scripts.aggregate import ERROR_COL
 STATEMENT = "private cost d^2 log vs non-private d"
 C1_SWEEPS = ("c1_realizable_d1", "c1_realizable_d2")
 D3_WPUB = "c4_dimension_d3_wpub"
-EXPERIMENTS = ("c4_dimension_d3", "c4_dimension_eps10", D3_WPUB, c4_mechanism.EPSILON_FIT)
+EXPERIMENTS = ("c4_dimension_d3", "c4_dimension_eps10",
+               *c4_mechanism.EPSILON_FIT_SWEEPS[::-1])
 WPUB_EPS1_ALPHAS = (0.05, 0.07, 0.09)
 
 
