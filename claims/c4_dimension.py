@@ -8,7 +8,9 @@ What is MEASURED and what the theorem BOUNDS are kept apart:
     (n <= 40, what the exact mechanism allows at w_pub = 0.5);
   - epsilon = 10, w_pub = 0.5: ``c4_dimension_eps10`` (d = 1, 2, 3 at n <= 40);
   - epsilon = 1 and 10, w_pub = 0.1: d = 1, 2 from ``c4_epsilon_fit``, d = 3 from
-    ``c4_dimension_d3_wpub`` (n <= 160: ``|G|`` depends only on ``n_pub ~ 0.1 n``).
+    ``c4_dimension_d3_wpub`` (n <= 160: ``|G|`` depends only on ``n_pub ~ 0.1 n``);
+  - epsilon = 2 and 4, w_pub = 0.1: the same with d = 3 from ``c4_epsilon_fit_d3`` (n <= 128),
+    the other epsilons of the epsilon fit, read the same way.
   The theorem is an upper bound, and its d-dependence at these small d is not a pure power:
   each row compares the slope with the range spanned by the explicit Theorem 4.9 formula's
   own local slope over the row's d (``bounds.realizable_sample_complexity`` at
@@ -18,10 +20,10 @@ What is MEASURED and what the theorem BOUNDS are kept apart:
   source of ``d^2``), the exponential mechanism's exact price against Lemma 4.6's bound, and
   ``A(d)`` of ``n_hat ~ A(d)/epsilon + B(d)`` against ``ln|G|(d)``.
 
-At w_pub = 0.1 the constant 1 already has excess error 0.1, so every alpha there is < 0.1;
-at epsilon = 1 the d = 3 learner reaches only alpha around 0.05-0.09 by n = 160 (the EM's
-price is ~10 mistakes at ln|G| ~ 21), so that panel uses ``WPUB_EPS1_ALPHAS`` (chosen where
-every d is bracketed by the grid, stated in the setting) rather than the config's alphas.
+At w_pub = 0.1 the constant 1 already has excess error 0.1, so every alpha there is < 0.1
+(``WPUB_ALPHAS``, the alphas of the d3_wpub config): at n = 160 the d = 3 learner's 90%
+excess-error quantile is ~0.05 at epsilon = 10 (``G`` from ~16 public points) and ~0.095 at
+epsilon = 1 (the EM's price, ~10 mistakes at ln|G| ~ 21), so smaller alphas are censored.
 """
 
 from __future__ import annotations
@@ -43,9 +45,10 @@ from scripts.aggregate import ERROR_COL
 STATEMENT = "private cost d^2 log vs non-private d"
 C1_SWEEPS = ("c1_realizable_d1", "c1_realizable_d2")
 D3_WPUB = "c4_dimension_d3_wpub"
+D3_FIT = "c4_epsilon_fit_d3"
 EXPERIMENTS = ("c4_dimension_d3", "c4_dimension_eps10",
                *c4_mechanism.EPSILON_FIT_SWEEPS[::-1])
-WPUB_EPS1_ALPHAS = (0.05, 0.07, 0.09)
+WPUB_ALPHAS = (0.05, 0.07, 0.09)
 
 
 def _short(trials: pd.DataFrame) -> pd.DataFrame:
@@ -75,24 +78,26 @@ def _setting(trials, alphas, beta, source) -> dict:
 
 
 def _wpub_settings(results) -> list[dict]:
-    """epsilon = 1 and 10 at w_pub = 0.1: d = 1, 2 from the epsilon fit, d = 3 from D3_WPUB."""
-    d3, fit = results.load(D3_WPUB), results.load(c4_mechanism.EPSILON_FIT)
+    """w_pub = 0.1 at every epsilon of the epsilon fit: d = 1, 2 from ``c4_epsilon_fit``,
+    d = 3 from ``c4_dimension_d3_wpub`` (epsilon 1, 10) and ``c4_epsilon_fit_d3`` (2, 4)."""
+    d3 = results.load(D3_WPUB)
     if d3 is None:
         return []
-    t3 = _short(d3[0])
-    parts = [t3[t3.d == 3]]
-    if fit is not None:
-        tf = _short(fit[0])
-        parts.append(tf[tf.d < 3])
+    parts = []
+    for exp in (D3_WPUB, D3_FIT, c4_mechanism.EPSILON_FIT):
+        data = results.load(exp)
+        if data is not None:
+            t = _short(data[0])
+            parts.append(t[t.d < 3] if exp == c4_mechanism.EPSILON_FIT else t[t.d == 3])
     t = pd.concat(parts, ignore_index=True)
     out = []
-    for eps in (1.0, 10.0):
-        te = _at_epsilon(t, eps)
-        if te.d.nunique() < 2 or not (te.learner == "ppm").any():
+    for eps in np.sort(t["epsilon"].dropna().unique()):
+        te = _at_epsilon(t, float(eps))
+        if te.d.nunique() < 2:
             continue
-        alphas = WPUB_EPS1_ALPHAS if eps == 1.0 else alphas_of(d3[1])
-        out.append(_setting(te, alphas, beta_of(d3[1]),
-                            f"{D3_WPUB} + {c4_mechanism.EPSILON_FIT} d<3"))
+        source = (f"{D3_WPUB if eps in (1.0, 10.0) else D3_FIT} + "
+                  f"{c4_mechanism.EPSILON_FIT} d<3")
+        out.append(_setting(te, WPUB_ALPHAS, beta_of(d3[1]), source))
     return out
 
 
@@ -207,19 +212,26 @@ def _panel(ax, s: dict, rows) -> None:
 
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
+    """One row of n_hat panels per w_pub (by epsilon), then the mechanism-side panels."""
     sets = settings(results)
-    ncol = max(3, len(sets))
-    fig, axes = plt.subplots(2, ncol, figsize=(5.6 * ncol, 11.0), squeeze=False)
-    for ax, s in zip(axes[0], sets):
-        _panel(ax, s, rows)
+    groups = [[s for s in sets if float(s["trials"]["w_pub"].iloc[0]) == w]
+              for w in sorted({float(s["trials"]["w_pub"].iloc[0]) for s in sets}, reverse=True)]
     drawers = (c4_mechanism.class_size_panel, c4_mechanism.price_panel,
                c4_mechanism.a_of_d_panel)
-    used = [draw(ax, results) for ax, draw in zip(axes[1], drawers)]
-    for ax in list(axes[0][len(sets):]) + [a for a, u in zip(axes[1], used) if not u] \
-            + list(axes[1][len(drawers):]):
-        ax.set_visible(False)
+    ncol = max([len(drawers)] + [len(g) for g in groups])
+    fig, axes = plt.subplots(len(groups) + 1, ncol, figsize=(5.6 * ncol, 5.6 * (len(groups) + 1)),
+                             squeeze=False)
+    used = []
+    for r, group in enumerate(groups):
+        for ax, s in zip(axes[r], group):
+            _panel(ax, s, rows)
+            used.append(ax)
+    used += [ax for ax, draw in zip(axes[-1], drawers) if draw(ax, results)]
+    for ax in axes.ravel():
+        ax.set_visible(any(ax is u for u in used))
     plotting.save(fig, out_dir, "c4_dimension",
-                  "C4: n_hat vs d (top, measured end to end); where d^2 comes from (bottom)")
+                  "C4: n_hat vs d, measured end to end (top rows, one per w_pub); "
+                  "where the d^2 comes from (bottom row)")
 
 
 CLAIM = Claim(id="C4", name="c4_dimension", statement=STATEMENT, experiments=EXPERIMENTS,

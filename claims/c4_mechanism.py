@@ -41,7 +41,7 @@ EPSILON_FIT_SWEEPS = (EPSILON_FIT, "c4_epsilon_fit_d3", "c4_dimension_d3_wpub")
 # alphas of the A(d) fit: below w_pub = 0.1 (the constant's excess error) and where d = 3 is
 # bracketed at n <= 128-160 for at least three epsilons (at epsilon = 1 the d = 3 learner's
 # 90% error quantile at n = 160 is ~0.09: the EM's price, ~10 mistakes at ln|G| ~ 21)
-FIT_ALPHAS = (0.05, 0.07)
+FIT_ALPHAS = (0.05, 0.07, 0.09)
 FIGURE = "c4_dimension"
 
 
@@ -233,7 +233,7 @@ def epsilon_fit_table(results) -> tuple[pd.DataFrame, float] | None:
     if out is None:
         return None
     t, beta = out
-    n_boot = max(50, results.n_boot // 3)  # every replicate recomputes n_hat per epsilon
+    n_boot = max(10, results.n_boot // 3)  # every replicate recomputes n_hat per epsilon
     rows = []
     for alpha in FIT_ALPHAS:
         for d, g in t.groupby("d"):
