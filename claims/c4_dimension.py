@@ -9,7 +9,7 @@ What is MEASURED and what the theorem BOUNDS are kept apart:
   - epsilon = 10, w_pub = 0.5: ``c4_dimension_eps10`` (d = 1, 2, 3 at n <= 40);
   - epsilon = 1 and 10, w_pub = 0.1: d = 1, 2 from ``c4_epsilon_fit``, d = 3 from
     ``c4_dimension_d3_wpub`` (n <= 160: ``|G|`` depends only on ``n_pub ~ 0.1 n``);
-  - epsilon = 2 and 4, w_pub = 0.1: the same with d = 3 from ``c4_epsilon_fit_d3`` (n <= 128),
+  - epsilon = 2 and 4, w_pub = 0.1: the same with d = 3 from ``c4_epsilon_fit_d3`` (n <= 160),
     the other epsilons of the epsilon fit, read the same way.
   The theorem is an upper bound, and its d-dependence at these small d is not a pure power:
   each row compares the slope with the range spanned by the explicit Theorem 4.9 formula's
