@@ -66,7 +66,7 @@ def _short(trials: pd.DataFrame) -> pd.DataFrame:
 
 def _at_epsilon(t: pd.DataFrame, eps: float) -> pd.DataFrame:
     ppm = t[(t.learner == "ppm") & np.isclose(t.epsilon, eps)]
-    erm = t[t.learner == "erm"].drop_duplicates(["d", "n", "trial"])
+    erm = t[(t.learner == "erm") & t.d.isin(ppm.d.unique())].drop_duplicates(["d", "n", "trial"])
     return pd.concat([ppm, erm], ignore_index=True)
 
 
@@ -235,4 +235,5 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 
 CLAIM = Claim(id="C4", name="c4_dimension", statement=STATEMENT, experiments=EXPERIMENTS,
-              analyse=analyse, plot=plot, headline={"epsilon": 10.0, "alpha": 0.3})
+              analyse=analyse, plot=plot,
+              headline={"epsilon": 10.0, "w_pub": 0.1, "alpha": 0.07})

@@ -105,4 +105,4 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 
 CLAIM = Claim(id="C5", name="c5_mixture_weight", statement=STATEMENT, experiments=EXPERIMENTS,
-              analyse=analyse, plot=plot, headline={"d": 1, "alpha": 0.02})
+              analyse=analyse, plot=plot, headline={"d": 2, "alpha": 0.1})
