@@ -284,7 +284,7 @@ def epsilon_fit_rows(results) -> list[VerdictRow]:
             theory="1 if the EM term is tight in shape (A <= Lemma 4.6's A: "
                    + ("yes" if below else "NO") + ")",
             verdict=verdict(lo, hi, s, 1.0, 1.0, k) if np.isfinite(lo) else (
-                "inconclusive (too few uncensored epsilons per d)"),
+                "inconclusive (an A(d) interval reaches 0, or < 2 uncensored epsilons at some d)"),
             slope=s, slope_lo=lo, slope_hi=hi, alpha=float(alpha), w_pub=float(g.w_pub.iloc[0]),
             extra="privacy cost A(d)"))
     return rows
