@@ -28,7 +28,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from experiments.callbacks import sweep_job_overrides
-from experiments.pipeline import _seed, _to_container, _words
+from experiments.pipeline import _hash_words, _seed, _to_container
 from experiments.run import CONFIG_DIR
 from experiments.schema import register_configs
 from ppm import PPMHalfspaceLearner
@@ -65,7 +65,7 @@ def sweep_hypotheses(experiment: str) -> tuple[float, int, int]:
             if d < 2:
                 continue
             pop = GaussianClusters(**{k: v for k, v in pop_cfg.items() if k != "_target_"})
-            words = _words(pop_cfg)
+            words = _hash_words(pop_cfg)
             for t in range(spec["trials"]):
                 _, _, public = pop.sample(spec["n"], _seed([spec["seed"], *words, spec["n"],
                                                             t, 0]))

@@ -20,6 +20,8 @@ about 1e4-3e4 subsets/s here, so it is run only where that count is at most ``--
 ``|C_pub| = 2 sum_{i<=d} C(n_pub, i)`` (Algorithm 1's upper bound, which ConstrHalf attains in
 every cell where it runs: Gaussian points are in general position almost surely), marked
 ``source = general_position``; the fits are reported on the ConstrHalf cells and on all cells.
+The analysis of the table (fit, local exponents, the C4 row and panel) is the claim's:
+:mod:`claims.c4_mechanism`; this script only produces the CSV.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ import math
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
+from claims.c4_mechanism import fit_d2, local_exponents  # the claim's analysis of this table
 from experiments.pipeline import write_csv_atomic
 from ppm.bounds import hypothesis_class_size_from_halfspaces, num_halfspaces_upper
 from ppm.halfspaces import construct_halfspaces
@@ -68,24 +70,6 @@ def class_size_rows(dims=DIMS, n_pubs=N_PUBS, max_subsets=700_000, seed=0) -> pd
             print(f"d={d} n_pub={n_pub:4d} |C_pub|={m:>12d} ln|G|={math.log(size):9.2f} "
                   f"({source}, {seconds:.2f} s)", flush=True)
     return pd.DataFrame(rows)
-
-
-def fit_d2(df: pd.DataFrame) -> dict:
-    """Least squares ``ln|G| = a d^2 ln n_pub + b``, with R^2."""
-    x, y = df["d2_log_n_pub"].to_numpy(), df["log_G"].to_numpy()
-    a, b = np.polyfit(x, y, 1)
-    r2 = 1.0 - np.sum((y - (a * x + b)) ** 2) / np.sum((y - y.mean()) ** 2)
-    return {"slope": float(a), "intercept": float(b), "r2": float(r2), "points": int(len(df))}
-
-
-def local_exponents(df: pd.DataFrame) -> pd.DataFrame:
-    """Per d, the slope of ``ln|G|`` on ``ln n_pub`` between the two largest n_pub (-> d^2)."""
-    out = []
-    for d, g in df.sort_values("n_pub").groupby("d"):
-        a, b = g.iloc[-2], g.iloc[-1]
-        out.append({"d": d, "d2": d * d, "n_pub_pair": f"{a.n_pub}-{b.n_pub}",
-                    "exponent": (b.log_G - a.log_G) / math.log(b.n_pub / a.n_pub)})
-    return pd.DataFrame(out)
 
 
 def main(argv=None) -> None:

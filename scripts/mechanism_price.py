@@ -16,7 +16,8 @@ level_log_probabilities`). Reported per (d, epsilon, trial):
   ``m(g_hat) - min_G m`` (what Lemma 4.6 bounds with probability ``1 - beta``);
 * ``em_bound = (2/epsilon)(ln|G| + ln(1/beta))`` (:func:`ppm.bounds.em_excess`), in counts.
 
-The histogram does not depend on epsilon, so one histogram serves every epsilon.
+The histogram does not depend on epsilon, so one histogram serves every epsilon. The analysis
+(C4 rows, bound check, panel) is the claim's: :mod:`claims.c4_mechanism`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ from ppm import PPMHalfspaceLearner
 from ppm.halfspaces import construct_halfspaces
 from ppm.hypothesis_class import ReferenceScorer, iter_hypotheses
 from ppm.populations import GaussianClusters
-from scripts.log_class_size import class_size_rows, fit_d2
+from claims.c4_mechanism import fit_d2
+from scripts.log_class_size import class_size_rows
 from scripts.mechanism_price import price_rows
 
 
@@ -44,3 +45,31 @@ def test_mechanism_price_expectation_matches_the_learner():
         for s in range(reps)]) - row["min_m"]
     assert abs(excess.mean() - row["excess_mean"]) <= 5 * excess.std() / math.sqrt(reps) + 1e-9
     assert row["excess_q"] == pytest.approx(np.quantile(excess, 0.9), abs=1.0)
+
+
+def test_c4_local_exponents_recover_d_squared():
+    # ln|G| = d^2 ln n_pub + c exactly: every local exponent is d^2, and the fit's slope is 1.
+    import pandas as pd
+    from claims.c4_mechanism import fit_d2, local_exponents
+    rows = [{"d": d, "n_pub": n, "log_G": d * d * math.log(n) + 0.3 * d,
+             "d2_log_n_pub": d * d * math.log(n)} for d in (1, 2, 3) for n in (8, 16, 32)]
+    df = pd.DataFrame(rows)
+    assert local_exponents(df)["exponent"].to_numpy() == pytest.approx([1, 4, 9])
+    assert local_exponents(df, -2)["n_pub_pair"].tolist() == ["8-16"] * 3
+    assert fit_d2(df[df.d == 2])["slope"] == pytest.approx(1.0)
+
+
+def test_c4_epsilon_fit_recovers_a_and_b():
+    from claims.c4_mechanism import fit_a_b
+    eps = np.array([1.0, 2.0, 4.0, 10.0])
+    assert fit_a_b(eps, 120.0 / eps + 15.0) == pytest.approx((120.0, 15.0))
+    # censored points (NaN) are skipped; fewer than two finite points: no fit
+    assert fit_a_b(eps, np.array([np.nan, 75.0, 45.0, 27.0])) == pytest.approx((120.0, 15.0))
+    assert all(math.isnan(v) for v in fit_a_b(eps, np.array([np.nan, np.nan, 45.0, np.nan])))
+
+
+def test_c4_bound_check_verdict_fails_on_one_sample():
+    from claims.c4_mechanism import bound_check_verdict
+    assert bound_check_verdict(30, 30) == "holds"
+    assert bound_check_verdict(29, 30).startswith("does not hold (1 of 30")
+    assert bound_check_verdict(0, 0) == "not measured"

@@ -1,0 +1,377 @@
+"""C4, where the ``d^2`` comes from: ``ln|G|``, the mechanism's price, the privacy cost ``A(d)``.
+
+Three readings of Theorem 4.9's ``d^2 log`` term that do not go through the end-to-end
+``n_hat`` vs d slope (:mod:`claims.c4_dimension` draws them beside it):
+
+(a) ``ln|G|`` against ``d^2 ln n_pub`` (``results/c4_dimension/log_class_size.csv``, written by
+    ``scripts/log_class_size.py``: ``|C_pub|`` from ConstrHalf with dedup, ``|G| = 1 +
+    sum_{j<=d} C(|C_pub|, j)`` as an exact integer). MEASURED: the local exponent of ``ln|G|``
+    in ``ln n_pub`` per d, to be compared with ``d^2`` (SPEC 4: ``|C_pub| ~ 2 n_pub^d / d!``,
+    ``|G| ~ |C_pub|^d / d!``). This is a property of the class, no sampling noise.
+(b) The exponential mechanism's price (``results/c4_dimension/mechanism_price.csv``, written by
+    ``scripts/mechanism_price.py``, a non-private research diagnostic): the exact
+    ``(1 - beta)``-quantile of ``m(g_hat) - min_G m`` per trial sample, against Lemma 4.6's
+    ``(2/epsilon)(ln|G| + ln(1/beta))``. BOUNDED: the lemma says the quantile is at most the
+    bound on every sample (:func:`bound_check_verdict`); MEASURED: how the mean excess grows
+    with ``ln|G|``.
+(c) ``A(d)`` of ``n_hat ~ A(d)/epsilon + B(d)`` (w_pub = 0.1; ``c4_epsilon_fit``: d = 1, 2;
+    ``c4_epsilon_fit_d3`` and ``c4_dimension_d3_wpub``: d = 3; epsilon in {1, 2, 4, 10}):
+    the privacy cost separated from the non-private one, compared with ``ln|G|(d)``. Lemma 4.6
+    in error-rate units gives ``A(d) <= 2 (ln|G| + ln(1/beta)) / alpha`` for the EM's share;
+    the slope of ``log A`` on ``log ln|G|`` across d is 1 if that term is tight in shape.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from claims.base import VerdictRow, beta_of
+from claims.verdicts import fmt_interval, verdict
+from ppm.sample_complexity import empirical_sample_complexity, loglog_slope
+from scripts.aggregate import ERROR_COL
+
+CLASS_SIZE_CSV = "c4_dimension/log_class_size.csv"
+PRICE_CSV = "c4_dimension/mechanism_price.csv"
+EPSILON_FIT = "c4_epsilon_fit"
+# d = 1, 2 (every epsilon); d = 3 at epsilon 2, 4; d = 3 at epsilon 1, 10 (n <= 160)
+EPSILON_FIT_SWEEPS = (EPSILON_FIT, "c4_epsilon_fit_d3", "c4_dimension_d3_wpub")
+# alphas of the A(d) fit: below w_pub = 0.1 (the constant's excess error); at n = 160 the
+# d = 3 learner's 90% excess-error quantile is 0.051 at epsilon = 10 and 0.095 at epsilon = 1
+# (the EM's price, ~10 mistakes at ln|G| ~ 21), so at d = 3 epsilon = 1 is censored
+FIT_ALPHAS = (0.05, 0.07, 0.09)
+FIGURE = "c4_dimension"
+
+
+def _read(results, rel: str):
+    path = results.root / rel
+    return pd.read_csv(path) if path.exists() else None
+
+
+# ------------------------------------------------------------------------------------------
+# (a) ln|G| against d^2 ln n_pub
+# ------------------------------------------------------------------------------------------
+
+
+def fit_d2(df: pd.DataFrame) -> dict:
+    """Least squares ``ln|G| = a d^2 ln n_pub + b``, with R^2."""
+    x, y = df["d2_log_n_pub"].to_numpy(), df["log_G"].to_numpy()
+    a, b = np.polyfit(x, y, 1)
+    r2 = 1.0 - np.sum((y - (a * x + b)) ** 2) / np.sum((y - y.mean()) ** 2)
+    return {"slope": float(a), "intercept": float(b), "r2": float(r2), "points": int(len(df))}
+
+
+def local_exponents(df: pd.DataFrame, pair: int = -1) -> pd.DataFrame:
+    """Per d, the slope of ``ln|G|`` on ``ln n_pub`` between consecutive n_pub (-> d^2).
+
+    ``pair = -1``: the two largest n_pub; ``-2``: the next window down, and so on.
+    """
+    out = []
+    for d, g in df.sort_values("n_pub").groupby("d"):
+        a, b = g.iloc[pair - 1], g.iloc[pair]
+        out.append({"d": int(d), "d2": int(d * d), "n_pub_pair": f"{int(a.n_pub)}-{int(b.n_pub)}",
+                    "exponent": (b.log_G - a.log_G) / math.log(b.n_pub / a.n_pub)})
+    return pd.DataFrame(out)
+
+
+def class_size_row(results) -> list[VerdictRow]:
+    df = _read(results, CLASS_SIZE_CSV)
+    if df is None:
+        return []
+    top, below = local_exponents(df, -1), local_exponents(df, -2)
+    ds = top["d"].to_numpy(dtype=float)
+    slopes = [loglog_slope(ds, t["exponent"].to_numpy())[0] for t in (top, below)]
+    fit, exact = fit_d2(df), df[df["source"] == "constrhalf"]
+    window = top["n_pub_pair"].iloc[0]
+    lo, hi = min(slopes), max(slopes)
+    return [VerdictRow(
+        claim="C4", figure=FIGURE,
+        setting=f"ln|G| vs ln n_pub, d={int(ds.min())}..{int(ds.max())} (class size, exact)",
+        paper="|G| <= (2 n_pub^d)^d: ln|G| ~ d^2 ln n_pub (Alg. 1-2, proof of Thm 4.9)",
+        measured=f"local exponent of ln|G| in ln n_pub at n_pub {window}: "
+                 + ", ".join(f"d={r.d}: {r.exponent:.2f}" for r in top.itertuples())
+                 + f"; slope of log exponent vs log d = {slopes[0]:.3f} (window below: "
+                 f"{slopes[1]:.3f}); ln|G| = {fit['slope']:.3f} d^2 ln n_pub + "
+                 f"{fit['intercept']:.1f} (R^2 {fit['r2']:.3f}); ConstrHalf reaches the "
+                 f"general-position |C_pub| in {int((exact.n_halfspaces == exact.n_halfspaces_upper).sum())}"
+                 f"/{len(exact)} cells it runs in",
+        theory="exponent d^2: slope 2 (no sampling noise; interval = the two largest "
+               "n_pub windows)",
+        verdict=verdict(lo, hi, slopes[0], 2.0, 2.0, len(ds)),
+        slope=slopes[0], slope_lo=lo, slope_hi=hi, extra="ln|G| growth")]
+
+
+# ------------------------------------------------------------------------------------------
+# (b) the mechanism's price (Lemma 4.6)
+# ------------------------------------------------------------------------------------------
+
+
+def bound_check_verdict(n_within: int, n_total: int) -> str:
+    """A bound that must hold on every sample (Lemma 4.6's quantile): holds iff it does."""
+    if n_total == 0:
+        return "not measured"
+    return "holds" if n_within == n_total else (
+        f"does not hold ({n_total - n_within} of {n_total} samples above the bound)")
+
+
+def _price_slope(g: pd.DataFrame, n_boot: int, seed: int = 0) -> tuple[float, float, float]:
+    """Slope of log mean excess on log mean ln|G| across d, bootstrap over trials per d."""
+    def slope(parts):
+        x = [p["log_G"].mean() for p in parts]
+        y = [p["excess_mean"].mean() for p in parts]
+        return loglog_slope(np.array(x), np.array(y))[0] if min(y) > 0 else math.nan
+    parts = [p for _, p in g.groupby("d")]
+    rng = np.random.default_rng(seed)
+    boot = [slope([p.iloc[rng.integers(0, len(p), len(p))] for p in parts])
+            for _ in range(n_boot)]
+    boot = np.array([b for b in boot if np.isfinite(b)])
+    if boot.size == 0:
+        return slope(parts), math.nan, math.nan
+    return slope(parts), float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
+
+
+def price_rows(results) -> list[VerdictRow]:
+    df = _read(results, PRICE_CSV)
+    if df is None:
+        return []
+    rows = []
+    for eps, g in df.groupby("epsilon"):
+        per_d = g.groupby("d").agg(log_G=("log_G", "mean"), avg=("excess_mean", "mean"),
+                                   q=("excess_q", "mean"), bound=("em_bound", "mean"),
+                                   trials=("trial", "nunique"), n_pub=("n_pub", "mean"))
+        within = int((g["excess_q"] <= g["em_bound"]).sum())
+        s, lo, hi = _price_slope(g, results.n_boot)
+        n, beta = int(g["n"].iloc[0]), float(g["beta"].iloc[0])
+        rows.append(VerdictRow(
+            claim="C4", figure=FIGURE,
+            setting=f"EM price at n={n}, w_pub=0.5, epsilon={eps:g}, d="
+                    + ",".join(str(int(d)) for d in per_d.index)
+                    + f" ({int(per_d.trials.min())} samples per d, exact law of the mechanism)",
+            paper="Lemma 4.6: m(g_hat) - min_G m <= (2/eps)(ln|G| + ln(1/beta)) w.p. 1-beta",
+            measured="mean excess mistakes / (1-beta)-quantile / bound: " + "; ".join(
+                f"d={int(d)}: {r.avg:.3g} / {r.q:.3g} / {r.bound:.3g} (ln|G| {r.log_G:.1f})"
+                for d, r in per_d.iterrows())
+                + f"; quantile within the bound on {within}/{len(g)} samples; slope of log "
+                f"mean excess vs log ln|G| = {fmt_interval(s, lo, hi)}",
+            theory=f"quantile <= (2/eps)(ln|G| + ln(1/beta)) on every sample (beta = {beta:g}); "
+                   "the bound grows linearly in ln|G|",
+            verdict=bound_check_verdict(within, len(g)),
+            slope=s, slope_lo=lo, slope_hi=hi, epsilon=float(eps), w_pub=0.5,
+            extra="mechanism price"))
+    return rows
+
+
+# ------------------------------------------------------------------------------------------
+# (c) n_hat ~ A(d)/epsilon + B(d)
+# ------------------------------------------------------------------------------------------
+
+
+def ppm_trials(trials: pd.DataFrame) -> pd.DataFrame:
+    """The PPM rows with short names for the setting columns (read from their sources)."""
+    t = trials[trials.learner == "ppm"]
+    return pd.DataFrame({"d": t["population.d"].astype(int), "w_pub": t["population.w_pub"],
+                         "epsilon": t["learner.epsilon"], "n": t["n"], "trial": t["trial"],
+                         ERROR_COL: t[ERROR_COL], "log_G": t["log_n_hypotheses"]})
+
+
+def fit_a_b(eps, n_hat) -> tuple[float, float]:
+    """Least squares ``n_hat = A / epsilon + B`` over the finite points (NaN if < 2)."""
+    eps, n_hat = np.asarray(eps, dtype=float), np.asarray(n_hat, dtype=float)
+    ok = np.isfinite(n_hat)
+    if ok.sum() < 2 or np.unique(eps[ok]).size < 2:
+        return math.nan, math.nan
+    A, B = np.polyfit(1.0 / eps[ok], n_hat[ok], 1)
+    return float(A), float(B)
+
+
+def _nhat_by_eps(t: pd.DataFrame, alpha: float, beta: float) -> pd.Series:
+    nh = empirical_sample_complexity(t, [alpha], beta, by=["epsilon"], error_col=ERROR_COL)
+    ok = nh["censored"].astype("string").fillna("").eq("")
+    return nh["n_hat"].where(ok).set_axis(nh["epsilon"].to_numpy())
+
+
+def _resample(t: pd.DataFrame, rng) -> pd.DataFrame:
+    """Trials resampled with replacement inside each (epsilon, n) cell."""
+    idx = [g.index.to_numpy()[rng.integers(0, len(g), len(g))]
+           for _, g in t.groupby(["epsilon", "n"])]
+    return t.loc[np.concatenate(idx)]
+
+
+def a_of_d(t: pd.DataFrame, alpha: float, beta: float, n_boot: int, seed: int = 0) -> dict:
+    """A, B with bootstrap intervals (trials resampled per cell) at one d."""
+    nh = _nhat_by_eps(t, alpha, beta)
+    A, B = fit_a_b(nh.index, nh.to_numpy())
+    rng = np.random.default_rng(seed)
+    boot = np.array([fit_a_b(*(lambda s: (s.index, s.to_numpy()))(
+        _nhat_by_eps(_resample(t, rng), alpha, beta)))[0] for _ in range(n_boot)])
+    boot = boot[np.isfinite(boot)]
+    lo, hi = ((float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)))
+              if boot.size >= 0.8 * max(n_boot, 1) else (math.nan, math.nan))
+    # ln|G| where the learner is: the median over PPM trials at the grid n nearest n_hat(eps=1)
+    ref = nh.get(1.0, nh.dropna().iloc[0] if nh.notna().any() else math.nan)
+    ns = np.sort(t["n"].unique())
+    n_ref = int(ns[np.argmin(np.abs(ns - ref))]) if np.isfinite(ref) else int(ns.max())
+    log_G = float(t.loc[t["n"] == n_ref, "log_G"].median())
+    return {"A": A, "A_lo": lo, "A_hi": hi, "B": B, "n_hat": nh, "log_G": log_G,
+            "n_ref": n_ref, "em_A": 2.0 * (log_G + math.log(1.0 / beta)) / alpha}
+
+
+def epsilon_fit_trials(results):
+    """PPM trials at w_pub = 0.1 over d = 1, 2, 3 and every epsilon, from the three sweeps."""
+    parts = [results.load(e) for e in EPSILON_FIT_SWEEPS]
+    if parts[0] is None:
+        return None
+    t = pd.concat([ppm_trials(p[0]) for p in parts if p is not None], ignore_index=True)
+    return t.drop_duplicates(["d", "epsilon", "n", "trial"]), beta_of(parts[0][1])
+
+
+def epsilon_fit_table(results) -> tuple[pd.DataFrame, float] | None:
+    """One row per (alpha, d): A(d), its interval, B(d), ln|G|(d) and Lemma 4.6's A."""
+    out = epsilon_fit_trials(results)
+    if out is None:
+        return None
+    t, beta = out
+    n_boot = max(10, results.n_boot // 3)  # every replicate recomputes n_hat per epsilon
+    rows = []
+    for alpha in FIT_ALPHAS:
+        for d, g in t.groupby("d"):
+            r = a_of_d(g, float(alpha), beta, n_boot)
+            rows.append({"alpha": float(alpha), "d": int(d), "w_pub": float(g.w_pub.iloc[0]),
+                         **{k: v for k, v in r.items() if k != "n_hat"},
+                         "epsilons": ",".join(f"{e:g}" for e, v in r["n_hat"].items()
+                                              if np.isfinite(v))})
+    return pd.DataFrame(rows), beta
+
+
+def _a_slope(tab: pd.DataFrame) -> tuple[float, float, float, int]:
+    """Slope of log A on log(ln|G| + ln 1/beta) across d; interval from the A intervals' ends."""
+    ok = tab[np.isfinite(tab.A) & (tab.A > 0)]
+    if len(ok) < 2:
+        return math.nan, math.nan, math.nan, len(ok)
+    x = ok["em_A"].to_numpy() * ok["alpha"].to_numpy() / 2.0
+    s = loglog_slope(x, ok["A"].to_numpy())[0]
+    ends = ok[["A_lo", "A_hi"]].to_numpy()
+    if not (np.isfinite(ends).all() and (ends > 0).all()):
+        return s, math.nan, math.nan, len(ok)
+    # steepest / flattest lines through the intervals of the smallest and the largest d
+    lo = loglog_slope(x[[0, -1]], np.array([ends[0, 1], ends[-1, 0]]))[0]
+    hi = loglog_slope(x[[0, -1]], np.array([ends[0, 0], ends[-1, 1]]))[0]
+    return s, min(lo, s), max(hi, s), len(ok)
+
+
+def epsilon_fit_rows(results) -> list[VerdictRow]:
+    out = epsilon_fit_table(results)
+    if out is None:
+        return []
+    tab, beta = out
+    rows = []
+    for alpha, g in tab.groupby("alpha"):
+        g = g.sort_values("d")
+        s, lo, hi, k = _a_slope(g)
+        below = all(a <= e for a, e in zip(g.A, g.em_A) if np.isfinite(a))
+        rows.append(VerdictRow(
+            claim="C4", figure=FIGURE,
+            setting=f"A(d) of n_hat ~ A/eps + B, d={','.join(str(d) for d in g.d)}, "
+                    f"w_pub={g.w_pub.iloc[0]:g}, alpha={alpha:g} (c4_epsilon_fit*, d3_wpub)",
+            paper="privacy cost 2(ln|G| + ln(1/beta))/(eps alpha) with ln|G| ~ d^2 ln n_pub",
+            measured="; ".join(
+                f"d={r.d}: A = {fmt_interval(r.A, r.A_lo, r.A_hi, 1)}, B = {r.B:.1f} "
+                f"(eps {r.epsilons}), ln|G| = {r.log_G:.1f} at n = {r.n_ref}, "
+                f"Lemma 4.6 A = {r.em_A:.0f}" for r in g.itertuples())
+                + f"; slope of log A vs log(ln|G| + ln 1/beta) = {fmt_interval(s, lo, hi)}",
+            theory="1 if the EM term is tight in shape (A <= Lemma 4.6's A: "
+                   + ("yes" if below else "NO") + ")",
+            verdict=verdict(lo, hi, s, 1.0, 1.0, k) if np.isfinite(lo) else (
+                "inconclusive (an A(d) interval reaches 0, or < 2 uncensored epsilons at some d)"),
+            slope=s, slope_lo=lo, slope_hi=hi, alpha=float(alpha), w_pub=float(g.w_pub.iloc[0]),
+            extra="privacy cost A(d)"))
+    return rows
+
+
+def analyse(results) -> list[VerdictRow]:
+    return class_size_row(results) + price_rows(results) + epsilon_fit_rows(results)
+
+
+# ------------------------------------------------------------------------------------------
+# figure panels (drawn by claims.c4_dimension.plot)
+# ------------------------------------------------------------------------------------------
+
+
+def class_size_panel(ax, results) -> bool:
+    df = _read(results, CLASS_SIZE_CSV)
+    if df is None:
+        return False
+    for i, (d, g) in enumerate(df.sort_values("n_pub").groupby("d")):
+        exact = g["source"] == "constrhalf"
+        ax.plot(g["d2_log_n_pub"], g["log_G"], color=f"C{i}", lw=1)
+        ax.scatter(g.loc[exact, "d2_log_n_pub"], g.loc[exact, "log_G"], color=f"C{i}",
+                   label=f"d = {int(d)}")
+        ax.scatter(g.loc[~exact, "d2_log_n_pub"], g.loc[~exact, "log_G"], color=f"C{i}",
+                   facecolors="none")
+    x = np.array([0.0, df["d2_log_n_pub"].max()])
+    f = fit_d2(df)
+    ax.plot(x, x, color="k", ls=":", lw=1, label="ln|G| = d^2 ln n_pub")
+    top = local_exponents(df)
+    ax.set_title("(a) ln|G| vs d^2 ln n_pub (filled: ConstrHalf, open: general position)\n"
+                 f"fit slope {f['slope']:.3f}; local exponents "
+                 + ", ".join(f"{r.exponent:.1f}" for r in top.itertuples())
+                 + " vs d^2 = " + ", ".join(str(r.d2) for r in top.itertuples()), fontsize=8)
+    ax.set_xlabel(r"$d^2 \ln n_{pub}$")
+    ax.set_ylabel(r"$\ln |G|$ (exact)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    return True
+
+
+def price_panel(ax, results) -> bool:
+    df = _read(results, PRICE_CSV)
+    if df is None:
+        return False
+    for i, (eps, g) in enumerate(df.groupby("epsilon")):
+        per_d = g.groupby("d").agg(log_G=("log_G", "mean"), avg=("excess_mean", "mean"),
+                                   q=("excess_q", "mean"), bound=("em_bound", "mean"))
+        ax.plot(per_d.log_G, per_d["avg"], "o-", color=f"C{i}",
+                label=f"eps = {eps:g}: mean excess")
+        ax.plot(per_d.log_G, per_d.q, "s:", color=f"C{i}", label=f"eps = {eps:g}: 90% quantile")
+        ax.plot(per_d.log_G, per_d.bound, "--", color=f"C{i}", lw=1,
+                label=f"eps = {eps:g}: Lemma 4.6 bound")
+        for d, r in per_d.iterrows():
+            ax.annotate(f"d={int(d)}", (r.log_G, r["avg"]), fontsize=7)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"$\ln|G|$ (mean over samples, n = %d)" % int(df["n"].iloc[0]))
+    ax.set_ylabel(r"excess training mistakes $m(\hat g) - \min_G m$")
+    ax.set_title("(b) the exponential mechanism's price (exact law)", fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6, ncol=2)
+    return True
+
+
+def a_of_d_panel(ax, results) -> bool:
+    out = epsilon_fit_table(results)
+    if out is None:
+        return False
+    tab, beta = out
+    for i, (alpha, g) in enumerate(tab.groupby("alpha")):
+        g = g.sort_values("d")
+        ok = np.isfinite(g.A) & (g.A > 0)
+        x = g.log_G + math.log(1.0 / beta)
+        lo = np.where(np.isfinite(g.A_lo), g.A - g.A_lo, 0.0)
+        hi = np.where(np.isfinite(g.A_hi), g.A_hi - g.A, 0.0)
+        ax.errorbar(x[ok], g.A[ok], yerr=[lo[ok], hi[ok]], fmt="o-", color=f"C{i}",
+                    capsize=3, label=f"A(d), alpha = {alpha:g}")
+        ax.plot(x, g.em_A, "--", color=f"C{i}", lw=1,
+                label=f"Lemma 4.6: 2(ln|G| + ln 1/beta)/alpha")
+        for xv, yv, d in zip(x[ok], g.A[ok], g.d[ok]):
+            ax.annotate(f"d={d}", (xv, yv), fontsize=7)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"$\ln|G| + \ln(1/\beta)$ at the n where PPM reaches alpha")
+    ax.set_ylabel(r"$A(d)$ in $\hat n \approx A/\epsilon + B$")
+    ax.set_title(f"(d) privacy cost A(d) vs ln|G|, w_pub = {tab.w_pub.iloc[0]:g} "
+                 "(c4_epsilon_fit)", fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6)
+    return True
