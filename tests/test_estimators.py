@@ -16,6 +16,8 @@ from ppm.baselines import (DPLogisticRegression, ERMHalfspace, LogisticRegressio
                            PublicOnly)
 from ppm.fully_private import GridExponentialMechanism
 from ppm.semi_private import SemiPrivateHalfspaceLearner
+from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, LabelBoostLearner,
+                                 PrivateActiveLearner)
 
 # (class, non-default parameters, a bad parameter the validation must name)
 LEARNERS = [
@@ -27,14 +29,24 @@ LEARNERS = [
     (DPLogisticRegression, dict(epsilon=2.0, data_norm=2.0, C=0.5), ("data_norm", -1.0)),
     (SemiPrivateHalfspaceLearner, dict(epsilon=0.5, labels="all"), ("labels", "some")),
     (GridExponentialMechanism, dict(epsilon=0.5, T=16), ("T", 1)),
+    (GenericLearner, dict(epsilon=0.5, T=16, epsilon_split=0.5), ("epsilon_split", 1.5)),
+    (PrivateActiveLearner, dict(epsilon=1.0, n_A=4, n_queries=2, T=16), ("n_queries", 4)),
+    (LabelBoostLearner, dict(b=8, base_n=10), ("base_n", 0)),
+    (GapThresholdMechanism, dict(epsilon=0.5, b=8), ("b", 0)),
 ]
+# Seed 002's thresholds on {0..2^b - 1} take integer points (BigPoints or int arrays).
+INTEGER_POINTS = (LabelBoostLearner, GapThresholdMechanism)
 IDS = [c.__name__ for c, _, _ in LEARNERS]
 
 
-def _sample(n=30, seed=0):
+def _sample(n=30, seed=0, cls=None):
     rng = np.random.default_rng(seed)
     X = rng.uniform(0.0, 1.0, size=(n, 1))
-    y = (X[:, 0] > 0.5).astype(np.int64)
+    if cls in INTEGER_POINTS:
+        X = np.floor(X * 256).astype(np.int64)
+        y = (X[:, 0] >= 128).astype(np.int64)
+    else:
+        y = (X[:, 0] > 0.5).astype(np.int64)
     public = y == 0  # label-determined: public iff label 0
     return X, y, public
 
@@ -71,13 +83,13 @@ def test_one_validation_entry_point_names_the_bad_value(cls, params, bad):
     with pytest.raises(ValueError, match=name):
         est._validate_params()
     with pytest.raises(ValueError, match=name):  # fit validates before any work
-        est.fit(*_sample())
+        est.fit(*_sample(cls=cls))
 
 
 @pytest.mark.parametrize("cls,params,bad", LEARNERS, ids=IDS)
 def test_not_fitted_then_fitted_state_has_trailing_underscores(cls, params, bad):
     est = cls(**params)
-    X, y, public = _sample()
+    X, y, public = _sample(cls=cls)
     with pytest.raises(NotFittedError):
         est.predict(X)
     before = set(vars(est))
