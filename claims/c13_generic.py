@@ -136,7 +136,7 @@ def analyse(results) -> list[VerdictRow]:
 def _draw(ax, learner, x, sub, top, alpha, i, ls):
     s = dict(STYLE[learner])
     label = s.pop("label") + f", alpha = {alpha:g}"
-    s.update(color=f"C{i}" if learner == GL else s["color"], ls=ls)
+    s.update(color=f"C{i}", ls=ls)  # one colour per alpha; marker and line tell the learner
     plotting.draw_nhat(ax, x, sub, top, s, label)
 
 
