@@ -48,7 +48,7 @@ def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
                    f"{mc:+.3f} [{loc:+.3f}, {hic:+.3f}]")
     fails_on_mixture = np.isfinite(lo1) and lo1 > 0
     works_homogeneous = sp0[0] <= GOOD_ERROR or (np.isfinite(hi0) and hi0 <= TOL)
-    d = int(trials["d"].iloc[0])
+    d = int(trials["population.d"].iloc[0])
     return VerdictRow(
         claim="C10", figure="c10_homogeneity",
         setting=f"{name}, d={d}, n={n}, shift {s0:g}..{s1:g}",
