@@ -4,6 +4,10 @@
 same distribution as the private data) against PPM as the public and private sub-populations
 move apart (shift = 1 - 2 eta: 0 homogeneous, 1 label-determined). At the largest n, the paired
 error difference semi-private minus PPM must be > 0 at shift 1 and about 0 at shift 0.
+``c10_generic``: the same test for the published learner, seed 002's GenericLearner (Algorithm
+1; its sanitizer is our Laplace-tree substitute for Blum-Ligett-Roth), with the public points as
+its unlabelled sample and the private examples as its labelled one; d = 1 (the sanitizer exists
+for thresholds only), next to the one-dichotomy cover (``semi_private``) and PPM at d = 1.
 """
 
 from __future__ import annotations
@@ -17,56 +21,79 @@ from claims.verdicts import mean_ci, paired_difference
 STATEMENT = "methods built for homogeneous public data fail on a mixture"
 TOL = 0.02  # "about 0" at shift 0: the difference's upper bound within 2 points of error
 GOOD_ERROR = 0.05  # or the semi-private error itself is this small when homogeneous
+GL = "GenericLearner"  # the main learner's label in c10_generic
 
 
-def _trials(results):
-    data = results.load("c10_homogeneity")
+def _trials(results, experiment="c10_homogeneity"):
+    data = results.load(experiment)
     return None if data is None else data[0].assign(shift=1.0 - 2.0 * data[0]["population.eta"])
 
 
-def analyse(results) -> list[VerdictRow]:
-    trials = _trials(results)
-    if trials is None:
-        return []
+def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
     n = int(trials["n"].max())
     big = trials[trials.n == n]
     s0, s1 = big["shift"].min(), big["shift"].max()
-    m0, lo0, hi0 = paired_difference(big[big["shift"] == s0], "semi_private", "ppm", ["n"])
-    m1, lo1, hi1 = paired_difference(big[big["shift"] == s1], "semi_private", "ppm", ["n"])
-    sp0 = mean_ci(big[(big["shift"] == s0) & (big.learner == "semi_private")]["error"])
+    m0, lo0, hi0 = paired_difference(big[big["shift"] == s0], learner, "ppm", ["n"])
+    m1, lo1, hi1 = paired_difference(big[big["shift"] == s1], learner, "ppm", ["n"])
+    sp0 = mean_ci(big[(big["shift"] == s0) & (big.learner == learner)]["error"])
     variant = ""
     if "semi_private_all" in set(big.learner):
         mv, lov, hiv = paired_difference(big[big["shift"] == s1], "semi_private_all", "ppm",
                                          ["n"])
         variant = (f"; variant scoring public labels too, shift {s1:g}: "
                    f"{mv:+.3f} [{lov:+.3f}, {hiv:+.3f}]")
+    if learner != "semi_private" and "semi_private" in set(big.learner):
+        mc, loc, hic = paired_difference(big[big["shift"] == s1], "semi_private", "ppm", ["n"])
+        variant = (f"; one-dichotomy cover (raw public points), shift {s1:g}: "
+                   f"{mc:+.3f} [{loc:+.3f}, {hic:+.3f}]")
     fails_on_mixture = np.isfinite(lo1) and lo1 > 0
     works_homogeneous = sp0[0] <= GOOD_ERROR or (np.isfinite(hi0) and hi0 <= TOL)
     d = int(trials["population.d"].iloc[0])
-    return [VerdictRow(
+    return VerdictRow(
         claim="C10", figure="c10_homogeneity",
-        setting=f"d={d}, n={n}, shift {s0:g}..{s1:g}",
+        setting=f"{name}, d={d}, n={n}, shift {s0:g}..{s1:g}",
         paper=STATEMENT,
-        measured=(f"error(semi-private) - error(PPM), paired: shift {s0:g}: "
+        measured=(f"error({name}) - error(PPM), paired: shift {s0:g}: "
                   f"{m0:+.3f} [{lo0:+.3f}, {hi0:+.3f}]; shift {s1:g}: "
-                  f"{m1:+.3f} [{lo1:+.3f}, {hi1:+.3f}]; semi-private error at shift {s0:g}: "
+                  f"{m1:+.3f} [{lo1:+.3f}, {hi1:+.3f}]; {name} error at shift {s0:g}: "
                   f"{sp0[0]:.3f}{variant}"),
         theory="> 0 at shift 1 (mixture); about 0 at shift 0 (homogeneous)",
         verdict=("holds" if fails_on_mixture and works_homogeneous else
-                 "holds with caveat: semi-private also weak when homogeneous"
+                 f"holds with caveat: {name} also weak when homogeneous"
                  if fails_on_mixture else "does not hold"),
-        d=d, extra=f"n={n}, shift {s0:g}..{s1:g}")]
+        d=d, extra=f"{experiment}, n={n}, shift {s0:g}..{s1:g}")
+
+
+def analyse(results) -> list[VerdictRow]:
+    rows = []
+    trials = _trials(results)
+    if trials is not None:
+        rows.append(_row(trials, "semi_private", "semi-private", "c10_homogeneity"))
+    trials = _trials(results, "c10_generic")
+    if trials is not None:
+        rows.append(_row(trials, GL, "GenericLearner (seed 002)", "c10_generic"))
+    return rows
 
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
-    fig, (ax,) = plotting.panels(1, 7.4, 6.2)
-    plotting.error_panel(ax, _trials(results), "shift",
-                         "shift = 1 - 2 eta  (0: homogeneous, 1: label-determined)",
-                         ["ppm", "semi_private", "semi_private_all", "erm"])
-    ax.set_title(f"{rows[0].setting}: {rows[0].verdict}", fontsize=9)
+    panels = [(e, t) for e, t in (("c10_homogeneity", _trials(results)),
+                                  ("c10_generic", _trials(results, "c10_generic")))
+              if t is not None]
+    fig, axes = plotting.panels(len(panels), 7.4, 6.6)
+    for ax, (experiment, trials) in zip(axes, panels):
+        learners = ["ppm", "semi_private", "semi_private_all", "erm"]
+        if experiment == "c10_generic":
+            learners = [GL] + learners
+        plotting.error_panel(ax, trials, "shift",
+                             "shift = 1 - 2 eta  (0: homogeneous, 1: label-determined)",
+                             [lrn for lrn in learners if lrn in set(trials.learner)])
+        row = next((r for r in rows if r.extra.startswith(experiment)), None)
+        if row is not None:
+            ax.set_title(f"{row.setting}: {row.verdict}", fontsize=9)
     plotting.save(fig, out_dir, "c10_homogeneity",
-                  "C10: semi-private learner (homogeneous assumption) vs PPM")
+                  "C10: semi-private learners (homogeneous assumption) vs PPM; right: seed "
+                  "002's GenericLearner (Laplace-tree sanitizer substitute)")
 
 
 CLAIM = Claim(id="C10", name="c10_homogeneity", statement=STATEMENT,
-              experiments=("c10_homogeneity",), analyse=analyse, plot=plot)
+              experiments=("c10_homogeneity", "c10_generic"), analyse=analyse, plot=plot)

@@ -22,6 +22,8 @@ from omegaconf import MISSING
 
 from ppm import PPMHalfspaceLearner
 from ppm.set_cover import SetCoverLearner
+from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, LabelBoostLearner,
+                                 PrivateActiveLearner)
 
 
 @dataclass
@@ -104,19 +106,16 @@ def estimator_conf(cls, target: str):
 
 
 PPMLearnerConf = estimator_conf(PPMHalfspaceLearner, "ppm.PPMHalfspaceLearner")
+# Seed 002's learners (ppm.semi_supervised): the class is the one source of every default.
+GenericLearnerConf = estimator_conf(GenericLearner, "ppm.semi_supervised.GenericLearner")
+PrivateActiveLearnerConf = estimator_conf(PrivateActiveLearner,
+                                          "ppm.semi_supervised.PrivateActiveLearner")
+LabelBoostLearnerConf = estimator_conf(LabelBoostLearner, "ppm.semi_supervised.LabelBoostLearner")
+GapThresholdMechanismConf = estimator_conf(GapThresholdMechanism,
+                                           "ppm.semi_supervised.GapThresholdMechanism")
 
 
 SetCoverLearnerConf = estimator_conf(SetCoverLearner, "ppm.set_cover.SetCoverLearner")
-
-
-@dataclass
-class LabelBoostLearnerConf:
-    _target_: str = "ppm.semi_supervised.LabelBoostLearner"
-    epsilon: float = 1.0
-    b: int = 64
-    base_n: Optional[int] = None
-    alpha0: float = 0.1
-    beta0: float = 0.1
 
 
 @dataclass
@@ -163,3 +162,6 @@ def register_configs() -> None:
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
     cs.store(group="learner", name="set_cover_schema", node=SetCoverLearnerConf)
     cs.store(group="learner", name="label_boost_schema", node=LabelBoostLearnerConf)
+    cs.store(group="learner", name="generic_schema", node=GenericLearnerConf)
+    cs.store(group="learner", name="active_schema", node=PrivateActiveLearnerConf)
+    cs.store(group="learner", name="gap_threshold_schema", node=GapThresholdMechanismConf)

@@ -67,7 +67,7 @@ def test_default_queries_follow_the_formula():
     est = PrivateActiveLearner(epsilon=0.5, n_A=2048, T=T)
     s = math.ceil(2 * math.log(10) / 0.01)
     t = math.ceil(4 * (math.log(2 * s) + math.log(10)) / 0.1)
-    assert est._check_params()[2] == t
+    assert est._n_queries() == t
 
 
 def test_learns_and_is_deterministic():

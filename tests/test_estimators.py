@@ -17,6 +17,8 @@ from ppm.baselines import (DPLogisticRegression, ERMHalfspace, LogisticRegressio
 from ppm.fully_private import GridExponentialMechanism
 from ppm.semi_private import SemiPrivateHalfspaceLearner
 from ppm.set_cover import GreedySetCover, SetCoverLearner
+from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, LabelBoostLearner,
+                                 PrivateActiveLearner)
 
 # (class, non-default parameters, a bad parameter the validation must name)
 LEARNERS = [
@@ -31,7 +33,13 @@ LEARNERS = [
     (SetCoverLearner, dict(k=2, epsilon=0.5, composition="naive", alpha0=0.2),
      ("delta", 0.5)),
     (GreedySetCover, {}, None),
+    (GenericLearner, dict(epsilon=0.5, T=16, epsilon_split=0.5), ("epsilon_split", 1.5)),
+    (PrivateActiveLearner, dict(epsilon=1.0, n_A=4, n_queries=2, T=16), ("n_queries", 4)),
+    (LabelBoostLearner, dict(b=8, base_n=10), ("base_n", 0)),
+    (GapThresholdMechanism, dict(epsilon=0.5, b=8), ("b", 0)),
 ]
+# Seed 002's thresholds on {0..2^b - 1} take integer points (BigPoints or int arrays).
+INTEGER_POINTS = (LabelBoostLearner, GapThresholdMechanism)
 IDS = [c.__name__ for c, _, _ in LEARNERS]
 
 
@@ -50,7 +58,11 @@ def _sample(n=30, seed=0, cls=None):
         return _SAMPLES[cls](n, seed)
     rng = np.random.default_rng(seed)
     X = rng.uniform(0.0, 1.0, size=(n, 1))
-    y = (X[:, 0] > 0.5).astype(np.int64)
+    if cls in INTEGER_POINTS:
+        X = np.floor(X * 256).astype(np.int64)
+        y = (X[:, 0] >= 128).astype(np.int64)
+    else:
+        y = (X[:, 0] > 0.5).astype(np.int64)
     public = y == 0  # label-determined: public iff label 0
     return X, y, public
 

@@ -121,10 +121,25 @@ def test_wrapper_rounds_and_subsample_sizes(monkeypatch):
     assert sizes == [(N, K) for N, K in rounds]
     assert all(K == math.floor(N / ROUND_SUBSAMPLE) for N, K in sizes)
     assert pop.true_error(est.predict)[0] <= 0.1
-    # Theorem 4.14: epsilon < 1 first keeps floor(eps N / (3 + e)) of the whole database
-    sizes.clear()
-    LabelBoostLearner(random_state=1, **{**SMALL, "epsilon": 0.5}).fit(X, y, X_unlabelled=U)
-    assert sizes[0] == (4200 + need, math.floor(0.5 * (4200 + need) / EPS_SUBSAMPLE))
+    # Theorem 4.14: epsilon < 1 first keeps an eps / (3 + e) fraction of each part, so the
+    # round sizes follow from the input sizes alone
+    n_l, n_u = 9000, 200000
+    pop, X, y, U = _data(n_l, n_u)
+    est = LabelBoostLearner(random_state=1, **{**SMALL, "epsilon": 0.5}).fit(X, y, X_unlabelled=U)
+    kept = math.floor(0.5 * n_l / EPS_SUBSAMPLE)
+    assert est.rounds_ == boost_schedule(kept, 6000, 0.5, 0.5)[0]
+
+
+def test_presubsample_keeps_an_eps_fraction_of_each_part():
+    x = BigPoints(1 << 100, np.arange(1000))
+    y = np.arange(1000) % 2
+    u = BigPoints((1 << 100) + 5000, np.arange(3000))
+    kx, ky, ku = lb_module.presubsample(x, y, u, 0.4, np.random.default_rng(0))
+    assert len(kx) == math.floor(0.4 * 1000 / EPS_SUBSAMPLE) == ky.size
+    assert len(ku) == math.floor(0.4 * 3000 / EPS_SUBSAMPLE)
+    kept = np.asarray(kx.offsets)
+    assert np.unique(kept).size == kept.size and np.array_equal(ky, kept % 2)
+    assert set(ku.to_ints()) <= set(u.to_ints())
 
 
 def test_wrapper_fails_on_step_2b():

@@ -102,32 +102,38 @@ class PrivateActiveLearner(ClassifierMixin, BaseEstimator):
                               alpha0=self.alpha0, beta0=self.beta0,
                               epsilon_split=self.epsilon_split, random_state=random_state)
 
-    def _check_params(self):
-        """Validate every parameter; returns ``(epsilon, n_A, t, n_pool)``."""
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
+        called by ``fit`` and by the pipeline before any work starts)."""
         eps = check_epsilon(self.epsilon)
         if eps > POOL_FACTOR:
             raise ValueError(f"epsilon must be <= 3 + e = {POOL_FACTOR:.4f} (else n_pool < n_A: "
                              f"run the inner learner directly), got {self.epsilon!r}")
         n_A = check_positive_int(self.n_A, "n_A", minimum=2)
-        self._inner(0)._check_params()
-        if self.n_queries is None:
-            t = labelled_sample_size(self.alpha0, self.beta0, 1.0,
-                                     2 * sanitized_size(self.alpha0))
-        else:
-            t = check_positive_int(self.n_queries, "n_queries")
+        self._inner(0)._validate_params()
+        t = self._n_queries()
         if t >= n_A:
             raise ValueError(f"n_queries must be < n_A={n_A} (the inner learner needs an "
                              f"unlabelled point), got n_queries={t}")
-        return eps, n_A, t, pool_size(n_A, eps)
+        check_random_state(self.random_state)
+
+    def _n_queries(self) -> int:
+        """``t``: ``n_queries``, or by default the inner learner's labelled size at epsilon 1."""
+        if self.n_queries is None:
+            return labelled_sample_size(self.alpha0, self.beta0, 1.0,
+                                        2 * sanitized_size(self.alpha0))
+        return check_positive_int(self.n_queries, "n_queries")
 
     def fit(self, X, y, public=None):
         """``(X, y)`` is the pool; labels are read only at the ``t`` queried indices."""
-        eps, n_A, t, n_pool = self._check_params()
+        self._validate_params()
+        n_A, t = int(self.n_A), self._n_queries()
+        n_pool = pool_size(n_A, self.epsilon)
         rng = check_random_state(self.random_state)
         X, y, _ = check_labelled_data(X, y, None)  # every pool entry is private
         if X.shape[0] < n_pool:
             raise ValueError(f"the pool needs n_pool = ceil((3 + e) n_A / epsilon) = {n_pool} "
-                             f"examples (n_A={n_A}, epsilon={eps!r}), got {X.shape[0]}")
+                             f"examples (n_A={n_A}, epsilon={self.epsilon!r}), got {X.shape[0]}")
         queried, unlabelled = choose_queries(n_pool, n_A, t, rng)
         labels = y[queried]  # the oracle: the only labels read
         self.learner_ = self._inner(rng).fit(X[queried], labels, X_unlabelled=X[unlabelled])

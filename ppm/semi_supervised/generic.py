@@ -122,19 +122,23 @@ class GenericLearner(ClassifierMixin, BaseEstimator):
         self.epsilon_split = epsilon_split
         self.random_state = random_state
 
-    def _check_params(self):
-        """Validate every parameter (the pipeline calls this before any work)."""
-        eps = check_epsilon(self.epsilon)
-        T, low, high = check_grid(self.T, self.low, self.high)
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
+        called by ``fit`` and by the pipeline before any work starts)."""
+        check_epsilon(self.epsilon)
+        T, _, _ = check_grid(self.T, self.low, self.high)
         tree_depth(T)
         check_open_unit(self.alpha0, "alpha0")
         check_open_unit(self.beta0, "beta0")
-        split = check_epsilon_split(self.epsilon_split)
-        return eps, T, low, high, split
+        check_epsilon_split(self.epsilon_split)
+        check_random_state(self.random_state)
 
     def fit(self, X, y, public=None, X_unlabelled=None):
         """Fit on labelled ``(X, y)`` and unlabelled ``X_unlabelled`` (module docstring)."""
-        eps, T, low, high, split = self._check_params()
+        self._validate_params()
+        eps = float(self.epsilon)
+        T, low, high = check_grid(self.T, self.low, self.high)
+        split = check_epsilon_split(self.epsilon_split)
         rng = check_random_state(self.random_state)
         has_public = public is not None
         X, y, public = check_labelled_data(X, y, public)

@@ -35,8 +35,9 @@ needed only because its ``A`` takes a fixed input size); our ``A`` is epsilon-DP
 so it runs on ``S_final`` (of size exactly ``m``) directly. [P] ``m`` defaults to the
 exponential mechanism's bound ``ceil(2 (ln(2^(b+1)) + ln(1/beta0)) / alpha0)`` at epsilon 1.
 
-**Theorem 4.14** (``epsilon < 1``): first keep a uniform random subset of size
-``floor(epsilon (n_L + n_U) / (3 + e))`` of the whole database (Claim 4.3 with ``eps* = 1``).
+**Theorem 4.14** (``epsilon < 1``): first keep a uniform random ``epsilon / (3 + e)`` fraction
+of the database (Claim 4.3 with ``eps* = 1``) [P: of the labelled and of the unlabelled part
+separately, :func:`presubsample`, so that no size depends on the random subset].
 
 **Privacy, honestly.** Lemma 4.1 [R]: an ``(eps, delta)``-DP ``A`` run on LabelBoost's output is
 ``(eps + 3, 4 e delta)``-DP (LabelBoost's EM at epsilon 1 costs 3 because ``H`` itself moves
@@ -162,6 +163,24 @@ def _subsample(x: BigPoints, y: np.ndarray, u: BigPoints, size: int, rng):
     return x[lab], y[lab], u[unl]
 
 
+def presubsample(x: BigPoints, y: np.ndarray, u: BigPoints, epsilon: float, rng):
+    """Theorem 4.14 [P: stratified]: keep uniform subsets of ``floor(eps n_L / (3 + e))``
+    labelled and ``floor(eps n_U / (3 + e))`` unlabelled points.
+
+    The seed keeps one uniform ``eps / (3 + e)`` fraction of the whole database; the number of
+    labelled points among the kept ones is then random, and the round sizes (hence the output,
+    e.g. a Step 2b failure) would reveal it, i.e. reveal something about which entries were
+    kept, weakening the subsampling argument. Sampling each part at the same rate keeps every
+    entry's inclusion probability ``<= eps / (3 + e)`` (Claim 4.3 needs only that, for the
+    part the changed entry lies in) and makes every size a function of ``(n_L, n_U, eps)``.
+    """
+    lab = np.sort(rng.choice(len(x), size=math.floor(epsilon * len(x) / EPS_SUBSAMPLE),
+                             replace=False))
+    unl = np.sort(rng.choice(len(u), size=math.floor(epsilon * len(u) / EPS_SUBSAMPLE),
+                             replace=False))
+    return x[lab], y[lab], u[unl]
+
+
 class LabelBoostLearner(ClassifierMixin, BaseEstimator):
     """Seed 002's boosting wrapper (Algorithm 3, Theorems 4.13/4.14) for thresholds on ``2^b``.
 
@@ -207,19 +226,28 @@ class LabelBoostLearner(ClassifierMixin, BaseEstimator):
         self.beta0 = beta0
         self.random_state = random_state
 
-    def _check_params(self):
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
+        called by ``fit`` and by the pipeline before any work starts)."""
         eps = check_epsilon(self.epsilon)
         if eps > 1.0:
             raise ValueError(f"epsilon must be in (0, 1] (the wrapper is 1-DP), "
                              f"got {self.epsilon!r}")
-        b = check_b(self.b)
-        alpha0, beta0 = check_open_unit(self.alpha0, "alpha0"), check_open_unit(self.beta0, "beta0")
-        m = (base_sample_size(b, alpha0, beta0) if self.base_n is None
-             else check_positive_int(self.base_n, "base_n"))
+        check_b(self.b)
+        check_open_unit(self.alpha0, "alpha0")
+        check_open_unit(self.beta0, "beta0")
+        if self.base_n is not None:
+            check_positive_int(self.base_n, "base_n")
         base_eps = getattr(self.base_learner, "epsilon", None)
         if isinstance(base_eps, Real) and not 0 < base_eps <= 1:
             raise ValueError(f"base_learner.epsilon must be in (0, 1], got {base_eps!r}")
-        return eps, b, alpha0, beta0, m
+        check_random_state(self.random_state)
+
+    def _m(self) -> int:
+        """``m``: ``base_n``, or by default :func:`base_sample_size` (validated parameters)."""
+        if self.base_n is None:
+            return base_sample_size(int(self.b), float(self.alpha0), float(self.beta0))
+        return int(self.base_n)
 
     def _base(self, b: int, rng):
         if self.base_learner is None:
@@ -231,7 +259,9 @@ class LabelBoostLearner(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, public=None, X_unlabelled=None):
         """Labelled ``(X, y)``, unlabelled ``X_unlabelled`` (both private); ``public`` ignored."""
-        eps, b, alpha0, beta0, m = self._check_params()
+        self._validate_params()
+        eps, b, m = float(self.epsilon), int(self.b), self._m()
+        alpha0, beta0 = float(self.alpha0), float(self.beta0)
         x = as_big_points(X, "X", b=b)
         if len(x) == 0:
             raise ValueError("X must contain at least one labelled example, got 0")
@@ -240,7 +270,7 @@ class LabelBoostLearner(ClassifierMixin, BaseEstimator):
              else as_big_points(X_unlabelled, "X_unlabelled", b=b))
         rng = check_random_state(self.random_state)
         if eps < 1.0:  # Theorem 4.14: keep a random epsilon / (3 + e) fraction first
-            x, y, u = _subsample(x, y, u, math.floor(eps * (len(x) + len(u)) / EPS_SUBSAMPLE), rng)
+            x, y, u = presubsample(x, y, u, eps, rng)
         rounds, reached = boost_schedule(len(x), m, alpha0, beta0)
         need = unlabelled_needed(rounds, len(x))
         # Step 2b fails (Claim 4.8) when the labelled set cannot grow or the unlabelled points

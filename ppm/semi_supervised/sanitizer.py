@@ -88,7 +88,8 @@ def noisy_node_counts(k_idx, L: int, epsilon: float, rng: np.random.Generator):
 
 
 def prefix_counts(nodes: list[np.ndarray], L: int) -> np.ndarray:
-    """Step 2: ``P[k]`` = sum of the nodes of the dyadic decomposition of ``[0, k)``, ``k = 0..2^L``.
+    """Step 2: ``P[k]`` = sum of the nodes of the dyadic decomposition of ``[0, k)``,
+    ``k = 0..2^L``.
 
     Built level by level in ``O(2^L)``: at level ``l`` the prefixes end at ``j 2^(L-l)``; an
     even ``j = 2i`` is a prefix of level ``l - 1`` and an odd ``j = 2i + 1`` adds node ``(l, 2i)``.

@@ -182,12 +182,17 @@ class GapThresholdMechanism(ClassifierMixin, BaseEstimator):
         self.b = b
         self.random_state = random_state
 
-    def _check_params(self):
-        return check_epsilon(self.epsilon), check_b(self.b)
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
+        called by ``fit`` and by the pipeline before any work starts)."""
+        check_epsilon(self.epsilon)
+        check_b(self.b)
+        check_random_state(self.random_state)
 
     def fit(self, X, y, public=None):
         """Run the mechanism on every example (all private)."""
-        epsilon, b = self._check_params()
+        self._validate_params()
+        epsilon, b = float(self.epsilon), int(self.b)
         self.hypothesis_ = gap_threshold_em(X, y, epsilon=epsilon, b=b,
                                             rng=check_random_state(self.random_state))
         self.threshold_ = self.hypothesis_[1]

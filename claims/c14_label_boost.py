@@ -1,0 +1,172 @@
+"""C14 (seed 002, Theorem 4.13): the LabelBoost wrapper's labelled cost does not depend on the
+base learner's.
+
+``c14_label_boost``: the wrapper (Algorithm 3; base learner ``A`` = the gap-grouped threshold
+EM at epsilon 1, ``m`` = its bound) on thresholds over ``{0..2^b - 1}``, all private; per alpha
+the slope of ``log n_hat`` (labelled) against ``log b`` must be 0. ``c14_base_alone``: ``A``
+alone on the labelled sample, whose ``n_hat`` grows like ``ln(2^(b+1)) + ln(1/beta)`` (slope
+about 1 against ``log b``). The crossing point ``b*`` (from which the wrapper needs fewer
+labels) is where the fitted base-learner line ``c ((b + 1) ln 2 + ln(1/beta))`` reaches the
+wrapper's median ``n_hat``; the design value is where ``m(b)`` reaches
+:func:`ppm.semi_supervised.label_boost.min_labelled`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from claims import plotting
+from claims.base import Claim, VerdictRow, alphas_of, beta_of
+from claims.verdicts import fmt_slope, verdict
+from ppm import bounds
+from ppm.sample_complexity import loglog_slope, sample_complexity_slope_against
+from ppm.semi_supervised.label_boost import base_sample_size, min_labelled
+from scripts.aggregate import ERROR_COL
+
+STATEMENT = "LabelBoost wrapper: labelled cost independent of the base learner's"
+EXPERIMENTS = ("c14_label_boost", "c14_base_alone")
+B = "population.b"
+WRAPPER, BASE = "LabelBoostLearner", "GapThresholdMechanism"
+STYLE = {WRAPPER: dict(color="C4", marker="o", label="LabelBoost wrapper (Alg. 3)"),
+         BASE: dict(color="C3", marker="D", label="base learner alone (grid EM, eps = 1)")}
+
+
+def _shape(bs, beta):
+    """The base learner's EM shape ``ln(2^(b+1)) + ln(1/beta)``."""
+    return (np.asarray(bs, dtype=float) + 1) * math.log(2) + math.log(1 / beta)
+
+
+def _snap(fit: dict) -> dict:
+    """Identical n_hat at every b fit a slope of ~1e-17, not 0 (least-squares rounding): snap
+    values below 1e-12 to 0 so the interval [0, 0] meets the theory's 0."""
+    return {k: 0.0 if isinstance(v, float) and abs(v) < 1e-12 else v for k, v in fit.items()}
+
+
+def _design_crossing(alpha0: float = 0.1, beta0: float = 0.1) -> int:
+    """Smallest b (power-of-two search, then bisection) with ``m(b) > min_labelled(m(b))``."""
+    lo, hi = 1, 2
+    while base_sample_size(hi, alpha0, beta0) <= min_labelled(base_sample_size(hi, alpha0, beta0),
+                                                             alpha0, beta0):
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        m = base_sample_size(mid, alpha0, beta0)
+        lo, hi = (mid, hi) if m <= min_labelled(m, alpha0, beta0) else (lo, mid)
+    return hi
+
+
+def _nhat(results, experiment, learner, alpha):
+    data = results.load(experiment)
+    if data is None:
+        return None
+    nhat = data[1]
+    return nhat[(nhat.learner == learner) & (nhat.alpha == alpha)].sort_values(B)
+
+
+def _crossing(results, alpha, beta):
+    """``(b*, c, wrapper n_hat)``: the fitted base line meets the wrapper's median n_hat."""
+    base, wrap = (_nhat(results, "c14_base_alone", BASE, alpha),
+                  _nhat(results, "c14_label_boost", WRAPPER, alpha))
+    if base is None or wrap is None:
+        return math.nan, math.nan, math.nan
+    ok_b, ok_w = plotting.uncensored(base), plotting.uncensored(wrap)
+    if not ok_b.any() or not ok_w.any():
+        return math.nan, math.nan, math.nan
+    c = bounds.fit_shape_constant(base["n_hat"].to_numpy()[ok_b],
+                                  _shape(base[B].to_numpy()[ok_b], beta))
+    n_w = float(np.median(wrap["n_hat"].to_numpy()[ok_w]))
+    b_star = (n_w / c - math.log(1 / beta)) / math.log(2) - 1
+    return b_star, c, n_w
+
+
+def analyse(results) -> list[VerdictRow]:
+    rows = []
+    wrap_data, base_data = results.load("c14_label_boost"), results.load("c14_base_alone")
+    design = _design_crossing()
+    if wrap_data is not None:
+        trials, nhat = wrap_data
+        beta = beta_of(nhat)
+        bs = np.sort(trials[B].unique())
+        n_unl = int(trials["n_unlabelled"].iloc[0])
+        for alpha in alphas_of(nhat):
+            fit = _snap(sample_complexity_slope_against(trials[trials.learner == WRAPPER], B,
+                                                        alpha, beta, error_col=ERROR_COL,
+                                                        n_boot=results.n_boot))
+            b_star, c, n_w = _crossing(results, alpha, beta)
+            rows.append(VerdictRow(
+                claim="C14", figure="c14_label_boost",
+                setting=f"wrapper, b={int(bs.min())}..{int(bs.max())}, epsilon=1, "
+                        f"alpha={alpha:g}, n_unlabelled={n_unl}",
+                paper="labelled cost of the wrapper independent of the base learner's "
+                      "(002 Thm 4.13)",
+                measured=f"slope of log n_hat vs log b = {fmt_slope(fit, 3)}; wrapper n_hat "
+                         f"{n_w:.0f}; base learner n_hat ~ {c:.2f} (b+1) ln 2: crossing at "
+                         f"b ~ {b_star:.0f} (design: m(b) > {min_labelled(10**6, .1, .1)} from "
+                         f"b = {design})",
+                theory="0 (flat in b)",
+                verdict=verdict(fit["lo"], fit["hi"], fit["slope"], 0.0, 0.0, fit["n_points"]),
+                slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
+                d=1, epsilon=1.0, alpha=float(alpha), extra="wrapper"))
+    if base_data is not None:
+        trials, nhat = base_data
+        beta = beta_of(nhat)
+        bs = np.sort(trials[B].unique()).astype(float)
+        th = loglog_slope(bs, _shape(bs, beta))[0]
+        for alpha in alphas_of(nhat):
+            fit = sample_complexity_slope_against(trials[trials.learner == BASE], B, alpha, beta,
+                                                  error_col=ERROR_COL, n_boot=results.n_boot)
+            rows.append(VerdictRow(
+                claim="C14", figure="c14_label_boost",
+                setting=f"base learner alone, b={int(bs.min())}..{int(bs.max())}, epsilon=1, "
+                        f"alpha={alpha:g}",
+                paper="the base learner's labelled cost grows linearly in b (pure-DP EM over "
+                      "2^(b+1) thresholds)",
+                measured=f"slope of log n_hat vs log b = {fmt_slope(fit, 3)}",
+                theory=f"{th:.2f} (n ~ ln 2^(b+1) + ln 1/beta)",
+                verdict=verdict(fit["lo"], fit["hi"], fit["slope"], min(th, 1.0), max(th, 1.0),
+                                fit["n_points"]),
+                slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
+                d=1, epsilon=1.0, alpha=float(alpha), extra="base learner alone"))
+    return rows
+
+
+def plot(results, rows: list[VerdictRow], out_dir) -> None:
+    fig, (ax,) = plotting.panels(1, 7.4, 6.4)
+    alphas = sorted({r.alpha for r in rows})
+    beta, b_all = 0.1, []
+    for i, alpha in enumerate(alphas):
+        for exp, learner, ls in (("c14_label_boost", WRAPPER, "-"),
+                                 ("c14_base_alone", BASE, "--")):
+            data = results.load(exp)
+            sub = _nhat(results, exp, learner, alpha)
+            if sub is None or sub.empty:
+                continue
+            beta = beta_of(data[1])
+            b_all += list(sub[B])
+            s = dict(STYLE[learner])
+            label = s.pop("label") + f", alpha = {alpha:g}"
+            s.update(color=f"C{i}" if learner == WRAPPER else f"C{i + 2}", ls=ls)
+            plotting.draw_nhat(ax, sub[B], sub, float(data[0]["n"].max()), s, label)
+            if learner == BASE and plotting.uncensored(sub).any():
+                _, c, _ = _crossing(results, alpha, beta)
+                if np.isfinite(c):
+                    grid = np.geomspace(min(b_all), 2 * max(b_all), 50)
+                    ax.plot(grid, c * _shape(grid, beta), color=f"C{i + 2}", ls=":", lw=1,
+                            label=f"fitted {c:.2f} ((b+1) ln 2 + ln 1/beta), alpha = {alpha:g}")
+    ax.axhline(min_labelled(10**6, 0.1, 0.1), color="0.4", lw=0.8, ls="-.",
+               label="min_labelled = 26,856 (Claim 4.2 sizes, alpha0 = beta0 = 0.1)")
+    ticks = np.unique(b_all) if b_all else None
+    plotting.log_axes(ax, ticks, "b = log2 |X|", plotting.nhat_label(beta, " (labelled)"),
+                      base=2)
+    ax.set_title("epsilon = 1 (both alphas coincide: errors are 0 or >= 0.3)\n"
+                 + "\n".join(r.measured.split("; ", 1)[1].replace(": crossing", ":\ncrossing")
+                             for r in rows[:1] if r.extra == "wrapper"), fontsize=8)
+    plotting.legend_below(ax, 1)
+    plotting.save(fig, out_dir, "c14_label_boost",
+                  "C14: LabelBoost wrapper vs its base learner, thresholds on {0..2^b - 1}")
+
+
+CLAIM = Claim(id="C14", name="c14_label_boost", statement=STATEMENT, experiments=EXPERIMENTS,
+              analyse=analyse, plot=plot, headline={"alpha": 0.05})
