@@ -44,7 +44,7 @@ def privacy_note(trials) -> dict:
     k = first(main, "learner.k", int)
     eh = main["learner.epsilon_hat"].iloc[0]
     out = {"epsilon": eps, "delta": delta, "ppm_epsilon": first(
-        trials[trials.learner == "ppm"], "learner.epsilon")}
+        trials[trials.learner == "ppm"], "baselines.ppm.epsilon")}  # PPM is a baseline here
     if eh is None or not np.isfinite(float(eh)):
         out["text"] = out["short"] = f"({eps:g}, {delta:g})-DP for all examples (Claim 3.4)"
         return out
