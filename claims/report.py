@@ -61,6 +61,8 @@ def collect(root: Path, claims=CLAIMS) -> pd.DataFrame:
 def _headline(own: pd.DataFrame, headline: dict) -> pd.Series:
     match = own
     for col, value in headline.items():
+        if col not in match:  # a setting column this claim's rows do not carry
+            continue
         match = match[np.isclose(pd.to_numeric(match[col], errors="coerce"), value)]
     return (match if len(match) else own).iloc[0]
 

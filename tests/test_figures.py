@@ -39,13 +39,13 @@ def test_paired_difference_pairs_on_trial():
 def test_verdict_table_has_one_row_per_claim_and_marks_missing_ones():
     details = pd.DataFrame([
         dict(claim="C5", setting="d=1, alpha=0.01", measured="slope 0.1", theory="0",
-             looseness=10.0, verdict="holds", figure="c5_mixture_weight", alpha=0.01),
-        dict(claim="C5", setting="d=1, alpha=0.02", measured="slope 0.0", theory="0",
-             looseness=30.0, verdict="does not hold", figure="c5_mixture_weight", alpha=0.02),
+             looseness=10.0, verdict="holds", figure="c5_mixture_weight", alpha=0.01, d=2),
+        dict(claim="C5", setting="d=2, alpha=0.1", measured="slope 0.0", theory="0",
+             looseness=30.0, verdict="does not hold", figure="c5_mixture_weight", alpha=0.1, d=2),
     ])
     table = verdict_table(details).set_index("claim")
     assert list(table.index[:10]) == [f"C{i}" for i in range(1, 11)]
-    assert table.loc["C5", "measured"] == "slope 0.0"        # the headline setting (alpha=0.02)
+    assert table.loc["C5", "measured"] == "slope 0.0"        # C5's headline setting (d=2, alpha=0.1)
     assert table.loc["C5", "verdict"] == "mixed: holds in 1 of 2 settings, does not hold in 1"
     assert table.loc["C5", "looseness"] == pytest.approx(20.0)
     assert table.loc["C1", "verdict"] == "not run"
