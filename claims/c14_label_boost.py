@@ -21,7 +21,8 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
 from claims.verdicts import fmt_slope, verdict
 from ppm import bounds
-from ppm.sample_complexity import loglog_slope, sample_complexity_slope_against
+from ppm.sample_complexity import (empirical_sample_complexity, loglog_slope,
+                                   sample_complexity_slope_against)
 from ppm.semi_supervised.label_boost import base_sample_size, min_labelled
 from scripts.aggregate import ERROR_COL
 
@@ -61,8 +62,11 @@ def _nhat(results, experiment, learner, alpha):
     data = results.load(experiment)
     if data is None:
         return None
-    nhat = data[1]
-    return nhat[(nhat.learner == learner) & (nhat.alpha == alpha)].sort_values(B)
+    # from the trials: a profile with one b (quick) has no population.b column in n_hat.csv
+    trials, beta = data[0], beta_of(data[1])
+    nhat = empirical_sample_complexity(trials[trials.learner == learner], [alpha], beta, by=[B],
+                                       error_col=ERROR_COL)
+    return nhat.assign(learner=learner).sort_values(B)
 
 
 def _crossing(results, alpha, beta):
