@@ -154,6 +154,8 @@ def _D_rows(results, alpha) -> list[VerdictRow]:
     rows = []
     for comp, _, _ in COMPOSITIONS:
         sub = trials[(trials.learner == MAIN) & (trials[COMP] == comp)]
+        if sub.empty:  # a profile that runs one composition only (the quick one)
+            continue
         fit = sample_complexity_slope_against(sub, "ln_2D", alpha, beta, error_col=ERROR_COL,
                                               n_boot=results.n_boot)
         nh = nhat[(nhat.learner == MAIN) & (nhat[COMP] == comp) & (nhat.alpha == alpha)]
