@@ -36,7 +36,10 @@ EXECUTION_COLUMNS = ["fit_seconds"]
 # d = 1 realizable cells (as in C1); a large test sample makes each trial last ~0.7 s so that the
 # preemption test can cancel the array while a cell has finished some trials but not all.
 QUICK = ["experiment=c1_realizable_d1", "n=64,16", "trials=4", "n_test=5000"]
-SLOW = ["experiment=c1_realizable_d1", "n=64,32", "trials=10", "n_test=2000000"]
+# Long enough per cell (each trial scores a 4e6-point test sample) that a scancel after the
+# first 3 trials always lands mid-sweep, also on a quiet machine.
+SLOW_TRIALS = 30
+SLOW = ["experiment=c1_realizable_d1", "n=64,32", f"trials={SLOW_TRIALS}", "n_test=4000000"]
 
 
 def _sweep(tmp: Path, name: str, overrides: list[str], launcher: str, wait=True):
@@ -90,7 +93,7 @@ def test_slurm_sweep_equals_local_sweep(tmp_path):
 def test_preempted_slurm_sweep_resumes_without_recomputing(tmp_path):
     name = f"ppm_preempt_{os.getpid()}"
     results = tmp_path / name / "results"
-    total = 2 * 10
+    total = 2 * SLOW_TRIALS
     proc = _sweep(tmp_path, name, SLOW, "slurm", wait=False)
     deadline = time.monotonic() + 180
     while len(_trial_files(results)) < 3:
