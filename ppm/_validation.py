@@ -98,6 +98,19 @@ def check_X(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
     return arr
 
 
+def check_labels(y, n: int) -> np.ndarray:
+    """0/1 labels of ``n`` examples as int64 (bool accepted); the first bad label is named."""
+    y_arr = np.asarray(y)
+    if y_arr.shape != (n,):
+        raise ValueError(f"y must have shape ({n},) to match X, got {y_arr.shape}")
+    if y_arr.dtype.kind == "f" and not np.all(np.isfinite(y_arr)):
+        raise ValueError("y contains NaN or infinity")
+    if not np.all(np.isin(y_arr, (0, 1))):
+        bad = y_arr[~np.isin(y_arr, (0, 1))][0]
+        raise ValueError(f"y must contain only labels 0 and 1, got {bad.item()!r}")
+    return y_arr.astype(np.int64)
+
+
 def check_labelled_data(X, y, public=None, min_samples: int = 0):
     """Validate a PPM sample ``(X, y, public)``.
 
@@ -109,15 +122,7 @@ def check_labelled_data(X, y, public=None, min_samples: int = 0):
     if n < min_samples:  # scikit-learn's convention: no fit on an empty sample
         raise ValueError(f"X has {n} samples (shape {X.shape}); fit needs at least "
                          f"{min_samples} example(s)")
-    y_arr = np.asarray(y)
-    if y_arr.shape != (n,):
-        raise ValueError(f"y must have shape ({n},) to match X, got {y_arr.shape}")
-    if y_arr.dtype.kind == "f" and not np.all(np.isfinite(y_arr)):
-        raise ValueError("y contains NaN or infinity")
-    if not np.all(np.isin(y_arr, (0, 1))):
-        bad = y_arr[~np.isin(y_arr, (0, 1))][0]
-        raise ValueError(f"y must contain only labels 0 and 1, got {bad!r}")
-    y_arr = y_arr.astype(np.int64)
+    y_arr = check_labels(y, n)
     if public is None:
         pub = np.ones(n, dtype=bool)
     else:

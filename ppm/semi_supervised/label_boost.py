@@ -66,9 +66,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_epsilon, check_open_unit, check_positive_int, check_random_state
+from .._validation import (check_epsilon, check_labels, check_open_unit, check_positive_int,
+                           check_random_state)
 from .big_points import BigPoints, as_big_points, concat
-from .threshold_em import GapThresholdMechanism, _check_labels, check_b, draw_index
+from .threshold_em import GapThresholdMechanism, check_b, draw_index
 
 VC_THRESHOLDS = 2                 # two-sided thresholds on a line
 ROUND_SUBSAMPLE = 3 + math.e ** 4  # Claim 4.3 with eps* = 1 + 3 (Lemma 4.1), eps = 1
@@ -84,7 +85,7 @@ def label_boost(S_L, y_L, U, rng, *, epsilon: float = 1.0):
     """
     epsilon = check_epsilon(epsilon)
     s_l, u_pts = as_big_points(S_L, "S_L"), as_big_points(U, "U")
-    y_l = _check_labels(y_L, len(s_l))
+    y_l = check_labels(y_L, len(s_l))
     rng = check_random_state(rng)
     X = concat(s_l, u_pts)
     if len(X) == 0:
@@ -265,7 +266,7 @@ class LabelBoostLearner(ClassifierMixin, BaseEstimator):
         x = as_big_points(X, "X", b=b)
         if len(x) == 0:
             raise ValueError("X must contain at least one labelled example, got 0")
-        y = _check_labels(y, len(x))
+        y = check_labels(y, len(x))
         u = (BigPoints(0, np.empty(0, dtype=np.int64)) if X_unlabelled is None
              else as_big_points(X_unlabelled, "X_unlabelled", b=b))
         rng = check_random_state(self.random_state)

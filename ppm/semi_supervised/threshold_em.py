@@ -34,7 +34,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_epsilon, check_positive_int, check_random_state
+from .._validation import check_epsilon, check_labels, check_positive_int, check_random_state
 from .big_points import BigPoints, as_big_points
 
 
@@ -118,25 +118,13 @@ def check_b(b) -> int:
     return check_positive_int(b, "b")
 
 
-def _check_labels(y, n: int) -> np.ndarray:
-    y_arr = np.asarray(y)
-    if y_arr.shape != (n,):
-        raise ValueError(f"y must have shape ({n},) to match X, got {y_arr.shape}")
-    if y_arr.dtype.kind == "f" and not np.all(np.isfinite(y_arr)):
-        raise ValueError("y contains NaN or infinity")
-    if not np.all(np.isin(y_arr, (0, 1))):
-        bad = y_arr[~np.isin(y_arr, (0, 1))][0]
-        raise ValueError(f"y must contain only labels 0 and 1, got {bad.item()!r}")
-    return y_arr.astype(np.int64)
-
-
 def gap_threshold_em(X, y, *, epsilon: float, b: int, rng) -> tuple[str, int | None]:
     """One draw of the mechanism on ``(X, y)``: ``(kind, k)`` (module docstring)."""
     epsilon, b = check_epsilon(epsilon), check_b(b)
     x = as_big_points(X, b=b)
     if len(x) == 0:
         raise ValueError("X must contain at least one example, got 0")
-    y = _check_labels(y, len(x))
+    y = check_labels(y, len(x))
     rng = check_random_state(rng)
     kinds, lows, sizes, mistakes = threshold_groups(x, y, 1 << b)
     g = draw_index(group_log_probabilities(sizes, mistakes, epsilon), rng)

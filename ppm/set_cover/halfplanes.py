@@ -40,6 +40,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
+from .._validation import check_labels
 from . import _arrangement_kernels as K
 
 #: largest grid size for which the int64 sweep is exact (see the kernel module docstring)
@@ -75,16 +76,6 @@ def check_grid_points(X, T: int, name: str = "X") -> np.ndarray:
         r, c = np.argwhere(bad)[0]
         raise ValueError(f"{name} has a point off the grid {{0..{T}}}^2: {arr[r, c]!r} at row "
                          f"{r}, column {c}")
-    return arr.astype(np.int64)
-
-
-def _check_labels(y, n: int) -> np.ndarray:
-    arr = np.asarray(y)
-    if arr.shape != (n,):
-        raise ValueError(f"y must have shape ({n},) to match X, got {arr.shape}")
-    ok = np.isin(arr, (0, 1)) if arr.dtype != bool else np.ones(n, dtype=bool)
-    if not ok.all():
-        raise ValueError(f"y must contain only labels 0 and 1, got {arr[~ok][0]!r}")
     return arr.astype(np.int64)
 
 
@@ -186,7 +177,7 @@ class HalfplaneSelector:
 
     def _prepare(self, X, y, threshold, epsilon):
         X = self.check_X(X)
-        y = _check_labels(y, X.shape[0])
+        y = check_labels(y, X.shape[0])
         threshold = _check_real(threshold, "threshold")
         epsilon = _check_real(epsilon, "epsilon", positive=True)
         return _build_arrangement(X, y, self.T), X, y, threshold, epsilon
