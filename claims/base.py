@@ -101,6 +101,10 @@ class Claim:
     reproduce`` restores them into the trial cache before it runs (``scripts/restore_cache.py``;
     ``RECOMPUTE=1`` skips that), and the quick profile leaves them out (they need no ``_quick``
     config).
+    ``committed``: sweeps of a few CPU-minutes each that ``make reproduce`` also restores from
+    their committed trials (so that it stays within ~30 minutes on 2 cores; ``RECOMPUTE=1``
+    recomputes them too) but that, unlike ``long`` ones, the quick profile still runs through
+    their ``_quick`` twin.
     """
 
     id: str
@@ -113,12 +117,14 @@ class Claim:
     headline: dict = field(default_factory=dict)
     has_theorem: bool = True  # False: an application whose verdicts are comparisons
     long: tuple[str, ...] = ()
+    committed: tuple[str, ...] = ()
 
     def __post_init__(self):
-        stray = set(self.long) - set(self.experiments)
-        if stray:
-            raise ValueError(f"{self.id}: long experiments {sorted(stray)} are not among its "
-                             f"experiments {list(self.experiments)}")
+        for kind, names in (("long", self.long), ("committed", self.committed)):
+            stray = set(names) - set(self.experiments)
+            if stray:
+                raise ValueError(f"{self.id}: {kind} experiments {sorted(stray)} are not among "
+                                 f"its experiments {list(self.experiments)}")
 
     @property
     def figure(self) -> str:

@@ -3,10 +3,12 @@
     python -m claims.registry --experiments [--quick]   # the sweeps `make reproduce` runs
     python -m claims.registry --experiments --skip-long # ... without the long ones (base names)
     python -m claims.registry --long                     # the long ones (trials committed)
+    python -m claims.registry --restored                 # long + committed: make reproduce restores
     python -m claims.registry                            # id, experiments and statement per claim
 
 Long experiments (``Claim.long``) are left out of the quick profile: ``--quick`` lists the
-``_quick`` twins of the others only.
+``_quick`` twins of the others only. ``make reproduce`` restores the committed trials of the long
+and the ``Claim.committed`` experiments (``--restored``) before it runs.
 
 Adding a claim: write ``claims/<name>.py`` exporting ``CLAIM`` (see ``claims/c5_mixture_weight.py``)
 and its experiment configs ``configs/experiment/<exp>.yaml`` + ``<exp>_quick.yaml``, then list
@@ -53,6 +55,13 @@ def long_experiments() -> list[str]:
     return list(dict.fromkeys(e for c in CLAIMS for e in c.long))
 
 
+def restored_experiments() -> list[str]:
+    """What ``make reproduce`` restores from committed trials (``RECOMPUTE=1``: nothing): the
+    long experiments and those a claim marks ``committed``."""
+    return list(dict.fromkeys(list(long_experiments())
+                              + [e for c in CLAIMS for e in c.committed]))
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description="the claims and the experiments they read")
     parser.add_argument("--experiments", action="store_true",
@@ -63,6 +72,9 @@ def main(argv=None) -> None:
                         help="leave out the long experiments (base names)")
     parser.add_argument("--long", action="store_true",
                         help="print the long experiments (trials committed, restored)")
+    parser.add_argument("--restored", action="store_true",
+                        help="print what make reproduce restores from committed trials "
+                             "(long + committed)")
     args = parser.parse_args(argv)
     if args.experiments:
         print(" ".join(experiments(args.quick, args.skip_long)))
@@ -70,9 +82,13 @@ def main(argv=None) -> None:
     if args.long:
         print(" ".join(long_experiments()))
         return
+    if args.restored:
+        print(" ".join(restored_experiments()))
+        return
     for c in CLAIMS:
         print(f"{c.id:>9}  {c.name:<20} {' '.join(c.experiments) or '(exact audits)':<40} "
-              f"{c.statement}" + (f"  [long: {' '.join(c.long)}]" if c.long else ""))
+              f"{c.statement}" + (f"  [long: {' '.join(c.long)}]" if c.long else "")
+              + (f"  [committed: {' '.join(c.committed)}]" if c.committed else ""))
 
 
 if __name__ == "__main__":

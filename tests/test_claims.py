@@ -41,7 +41,7 @@ def test_every_registered_experiment_has_a_config_and_a_quick_twin(name):
     assert f"\n  - {name}\n" in twin.read_text()  # the quick twin only overrides the full config
 
 
-@pytest.mark.parametrize("name", registry.long_experiments(), ids=str)
+@pytest.mark.parametrize("name", registry.restored_experiments(), ids=str)
 def test_long_experiments_commit_their_trials(name):
     trials = pd.read_csv(ROOT / "results" / name / "trials.csv", usecols=["cell_key", "trial"])
     assert len(trials) and trials.notna().all().all()  # what the restored cache needs

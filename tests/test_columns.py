@@ -201,6 +201,19 @@ def test_long_experiments_are_left_out_of_the_quick_profile():
     assert len(quick) == len(registry.experiments()) - len(long)
     with pytest.raises(ValueError, match="not among"):
         Claim(id="X", name="x", statement="", experiments=("a",), analyse=list, long=("b",))
+    with pytest.raises(ValueError, match="committed experiments"):
+        Claim(id="X", name="x", statement="", experiments=("a",), analyse=list,
+              committed=("b",))
+
+
+def test_committed_experiments_are_restored_but_stay_in_the_quick_profile():
+    from claims import registry
+
+    committed = [e for c in registry.CLAIMS for e in c.committed]
+    restored = registry.restored_experiments()
+    assert set(registry.long_experiments()) | set(committed) == set(restored)
+    quick = registry.experiments(quick=True)
+    assert {e + registry.QUICK_SUFFIX for e in committed} <= set(quick)
 
 
 def test_results_in_the_first_layout_are_read_as_if_migrated(tmp_path, capsys):
