@@ -23,22 +23,28 @@ compute itself.
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import os
+import tempfile
 from pathlib import Path
 
 import pandas as pd
 
 from experiments import columns
-from experiments.pipeline import _trial_path, write_csv_atomic
+from experiments.pipeline import _trial_path
 from scripts.migrate_results import migrate_trials_text
 
 RESTORED = "restored.txt"
 
 
-def _trial_rows(rows: pd.DataFrame, main: str | None) -> pd.DataFrame:
-    """The rows of one trial in the pipeline's order: the main learner, then baselines by name."""
-    rows = rows.drop_duplicates("learner")  # a cell listed twice in one sweep
-    order = sorted(rows["learner"], key=lambda label: (label != main, label))
-    return rows.set_index("learner", drop=False).loc[order].reset_index(drop=True)
+def _trial_order(learners, idx: list[int], main: str | None) -> list[int]:
+    """The rows of one trial in the pipeline's order: the main learner, then baselines by name
+    (a learner listed twice, i.e. a cell listed twice in one sweep, once)."""
+    first: dict[str, int] = {}
+    for i in idx:
+        first.setdefault(learners[i], i)
+    return [first[label] for label in sorted(first, key=lambda label: (label != main, label))]
 
 
 def _main_label(text: pd.DataFrame) -> str | None:
@@ -51,23 +57,61 @@ def _main_label(text: pd.DataFrame) -> str | None:
     return str(labels[0]) if len(labels) == 1 else None
 
 
+def _csv_text(header: list[str], rows) -> str:
+    """CSV text as ``DataFrame.to_csv(index=False)`` writes string columns (pandas formats
+    through the ``csv`` module with these settings): the same bytes, ~10x faster per file."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def _write_atomic(text: str, path: Path) -> None:
+    """``text`` to ``path`` via a temporary file and a rename, as the pipeline writes."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def restore(trials_csv: Path, cache: Path, experiment: str | None = None) -> tuple[int, int]:
     """Write the missing cache files of every trial in ``trials_csv``; (written, already there)."""
     text = pd.read_csv(trials_csv, dtype=str, keep_default_na=False)
     text = migrate_trials_text(text, experiment or trials_csv.parent.name)
     body = [c for c in text.columns if c not in (*columns.HEAD, *columns.TAIL)]
     main = _main_label(text)
+    values = text[body].to_numpy(dtype=object)
+    learners = text["learner"].to_numpy(dtype=object)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, key in enumerate(zip(text["cell_key"], text["trial"])):
+        groups.setdefault(key, []).append(i)
     written = kept = 0
-    for (key, trial), rows in text.groupby(["cell_key", "trial"], sort=False):
-        cell = cache / key
-        path = _trial_path(cell, int(trial))
-        if path.exists():
-            kept += 1
-            continue
-        write_csv_atomic(_trial_rows(rows, main)[body], path)
-        with open(cell / RESTORED, "a") as log:
-            log.write(path.name + "\n")
-        written += 1
+    logs: dict[Path, object] = {}  # one open restored.txt per cell
+    try:
+        for (key, trial), idx in groups.items():
+            cell = cache / key
+            path = _trial_path(cell, int(trial))
+            if path.exists():
+                kept += 1
+                continue
+            if cell not in logs:
+                cell.mkdir(parents=True, exist_ok=True)
+                logs[cell] = open(cell / RESTORED, "a")
+            # logged before it is written: an interrupted restore never leaves a restored file
+            # that --forget (RECOMPUTE=1) would not delete
+            logs[cell].write(path.name + "\n")
+            logs[cell].flush()
+            _write_atomic(_csv_text(body, (values[i] for i in _trial_order(learners, idx, main))),
+                          path)
+            written += 1
+    finally:
+        for log in logs.values():
+            log.close()
     return written, kept
 
 

@@ -50,6 +50,11 @@ CLI_CASES = [
     (["hydra/launcher=nope"], ["hydra/launcher/nope"]),
     (["--multirun", "population.w_pub=0.5,1.5"], ["w_pub", "1.5"]),
     (["--multirun", "n=8,16", "hydra.launcher.n_jobs=0"], ["hydra.launcher.n_jobs", "0"]),
+    # what Hydra's own per-batch check would catch, which the sweeper plugin
+    # (hydra_plugins/ppm_sweeper) leaves to ValidateSweep: bad keys, groups and types in a sweep
+    (["--multirun", "foo=1,2"], ["foo"]),
+    (["--multirun", "population=gaussian_clusters,nope"], ["population/nope"]),
+    (["--multirun", "n=8,abc"], ["n=abc"]),
 ]
 
 
