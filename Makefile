@@ -67,6 +67,10 @@ PARALLEL := hydra/launcher=slurm
 else
 $(error LAUNCHER must be 'joblib' or 'slurm', got '$(LAUNCHER)')
 endif
+# Sweeps run one after another (each runs N_JOBS cells at once), except in the quick profile:
+# there every sweep runs in one process and is mostly start-up and Hydra composition, so N_JOBS
+# sweeps run at once. The first failing sweep stops the rest (xargs: exit 255).
+SWEEPS_AT_ONCE := $(if $(filter quick,$(PROFILE)),$(N_JOBS),1)
 # Bootstrap replicates of every slope interval in the figures.
 N_BOOT := $(if $(filter quick,$(PROFILE)),50,300)
 
@@ -103,12 +107,11 @@ test-slurm: $(STAMP)
 # Runs every sweep (resuming finished trials from $(RESULTS)/cache), aggregates, draws figures.
 reproduce: $(STAMP)
 	@set -e; $(if $(strip $(RESTORE)),$(RESTORE);) \
-	for exp in $(EXPERIMENTS); do \
-	  rm -rf $(OUTPUTS)/$$exp; \
-	  echo "== sweep $${exp}$(SUFFIX)"; \
-	  $(PY) -m experiments.run --multirun experiment=$${exp}$(SUFFIX) results_root=$(RESULTS) \
-	    hydra.sweep.dir=$(OUTPUTS)/$$exp $(PARALLEL) $(ARGS); \
-	done; \
+	export SWEEP_ARGS='$(PARALLEL) $(ARGS)'; \
+	printf '%s\n' $(EXPERIMENTS) | xargs -P $(SWEEPS_AT_ONCE) -I '{}' $(SHELL) -c \
+	  'rm -rf $(OUTPUTS)/{}; echo "== sweep {}$(SUFFIX)"; \
+	   eval "$(PY) -m experiments.run --multirun experiment={}$(SUFFIX) results_root=$(RESULTS) \
+	     hydra.sweep.dir=$(OUTPUTS)/{} $$SWEEP_ARGS" || exit 255'; \
 	$(PY) -m scripts.aggregate $(addprefix $(OUTPUTS)/,$(EXPERIMENTS)) --out-root $(RESULTS)
 	$(MAKE) --no-print-directory audit figures RESULTS=$(RESULTS) PROFILE=$(PROFILE)
 	@echo "== done: CSVs in $(RESULTS)/<experiment>/ (trials.csv, n_hat.csv, summary.csv), figures in $(RESULTS)/figures/, trial cache in $(RESULTS)/cache/"

@@ -193,14 +193,24 @@ def _nhat_by_eps(t: pd.DataFrame, alpha: float, beta: float) -> pd.Series:
 
 
 def _resample(t: pd.DataFrame, rng) -> pd.DataFrame:
-    """Trials resampled with replacement inside each (epsilon, n) cell."""
-    idx = [g.index.to_numpy()[rng.integers(0, len(g), len(g))]
-           for _, g in t.groupby(["epsilon", "n"])]
+    """Trial indices resampled with replacement once per n and applied to every epsilon.
+
+    Each ``(n, trial)`` is one sample scored at every epsilon (the pipeline's seeds do not
+    involve the learner), so the epsilons' ``n_hat`` are dependent: resampling each
+    ``(epsilon, n)`` cell on its own would ignore that (as C3's paired bootstrap,
+    :func:`ppm.sample_complexity.sample_complexity_slope_paired`, explains).
+    """
+    idx = []
+    for _, g in t.groupby("n"):
+        trials = np.sort(g["trial"].unique())
+        pick = trials[rng.integers(0, trials.size, trials.size)]
+        rows = g.groupby("trial").indices
+        idx.append(g.index.to_numpy()[np.concatenate([rows[k] for k in pick])])
     return t.loc[np.concatenate(idx)]
 
 
 def a_of_d(t: pd.DataFrame, alpha: float, beta: float, n_boot: int, seed: int = 0) -> dict:
-    """A, B with bootstrap intervals (trials resampled per cell) at one d."""
+    """A, B with bootstrap intervals (trial indices resampled jointly over epsilon) at one d."""
     nh = _nhat_by_eps(t, alpha, beta)
     A, B = fit_a_b(nh.index, nh.to_numpy())
     rng = np.random.default_rng(seed)

@@ -335,12 +335,13 @@ def run(cfg) -> pd.DataFrame:
     frames = [read_trial(_trial_path(cell_dir, t), spec) for t in range(spec["trials"])]
     df = pd.concat(frames, ignore_index=True)
     # Trials cached by another experiment carry that experiment's execution-only settings
-    # (which cannot change a result); report this run's, so a table never mixes them.
+    # (which cannot change a result), or none at all when they were cached before a setting
+    # existed; report this run's, so a table never mixes them or splits a curve on them.
     owned = dict(_owners(spec))
     for label, est_cfg in _estimators(spec):
         rows = df["learner"] == label
         for param in _execution_params(est_cfg):
-            if param in est_cfg and f"{owned[label]}{param}" in df.columns:
+            if param in est_cfg:
                 df.loc[rows, f"{owned[label]}{param}"] = est_cfg[param]
     df.insert(0, "experiment_name", spec["experiment_name"])
     df.insert(1, "claim", spec["claim"])

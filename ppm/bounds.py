@@ -9,7 +9,8 @@ fixed in SPEC section 4:
 * the explicit realizable bound ``B(n)`` (Theorem 4.9) and agnostic bound (Theorem 4.10), and
   the exact smallest ``n`` at which each drops to ``alpha``;
 * the O-shapes of both theorems and of the classical non-private rates, for curves with one
-  fitted multiplicative constant (:func:`fit_shape_constant`).
+  fitted multiplicative constant (:func:`fit_shape_constant`), in :mod:`ppm.bound_shapes` and
+  re-exported here.
 
 Logs are natural logs throughout. Bound functions accept a scalar or an array for ``n``;
 the O-shape functions accept arrays for ``alpha`` (and ``epsilon``).
@@ -18,12 +19,17 @@ the O-shape functions accept arrays for ``alpha`` (and ``epsilon``).
 from __future__ import annotations
 
 import math
-from numbers import Real
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
+from ppm._bound_checks import (_as_real, _check_alpha_array, _check_epsilon_array, _check_n,
+                               _check_w_pub, _ret)
 from ppm._validation import check_epsilon, check_open_unit, check_positive_int
+# The O-shapes live in ppm.bound_shapes (one concept per module); re-exported here.
+from ppm.bound_shapes import (agnostic_shape, fit_shape_constant,  # noqa: F401
+                              nonprivate_agnostic_shape, nonprivate_realizable_shape,
+                              realizable_shape)
 
 __all__ = [
     "num_halfspaces_upper",
@@ -47,65 +53,6 @@ __all__ = [
 # ~5e16; alpha = 1e-7 needs just over 2^62 and raises). The bound is evaluated in float64,
 # so above 2^53 the returned n is exact only up to float rounding of n (relative 1e-16).
 _N_MAX = 2**62
-
-
-# --------------------------------------------------------------------------------------------
-# validation helpers (scalars and arrays)
-# --------------------------------------------------------------------------------------------
-
-
-def _as_real(value, name: str, *, low: float, low_open: bool, high: float = math.inf,
-             high_open: bool = True, what: str):
-    """Validate a real scalar or array in an interval; return float or float ndarray."""
-    if isinstance(value, bool) or isinstance(value, (str, bytes)):
-        raise ValueError(f"{name} must be {what}, got {value!r}")
-    if isinstance(value, Real):
-        arr = np.asarray(float(value))
-    else:
-        try:
-            arr = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be {what}, got {value!r}") from None
-        if arr.dtype.kind == "b" or np.asarray(value).dtype.kind == "b":
-            raise ValueError(f"{name} must be {what}, got {value!r}")
-    with np.errstate(invalid="ignore"):
-        ok = np.isfinite(arr)
-        ok &= (arr > low) if low_open else (arr >= low)
-        ok &= (arr < high) if high_open else (arr <= high)
-    if not np.all(ok):
-        bad = arr[~ok].flat[0] if arr.ndim else arr.item()
-        raise ValueError(f"{name} must be {what}, got {bad!r}")
-    return float(arr) if arr.ndim == 0 else arr
-
-
-def _check_w_pub(w_pub) -> float:
-    if isinstance(w_pub, bool) or not isinstance(w_pub, Real):
-        raise ValueError(f"w_pub must be a number in (0, 1], got {w_pub!r}")
-    w = float(w_pub)
-    if not (0.0 < w <= 1.0):
-        raise ValueError(f"w_pub must be in (0, 1], got {w_pub!r}")
-    return w
-
-
-def _check_n(n, name: str = "n"):
-    return _as_real(n, name, low=1.0, low_open=False, what="a finite number >= 1")
-
-
-def _check_alpha_array(alpha):
-    return _as_real(alpha, "alpha", low=0.0, low_open=True, high=1.0, what="in (0, 1)")
-
-
-def _check_epsilon_array(epsilon):
-    if np.ndim(epsilon) == 0 and not isinstance(epsilon, np.ndarray):
-        return check_epsilon(epsilon)
-    return _as_real(epsilon, "epsilon", low=0.0, low_open=True,
-                    what="a positive finite number")
-
-
-def _ret(x):
-    """numpy 0-d results -> Python float; arrays unchanged."""
-    x = np.asarray(x, dtype=float)
-    return float(x) if x.ndim == 0 else x
 
 
 # --------------------------------------------------------------------------------------------
@@ -422,86 +369,3 @@ def agnostic_sample_complexity(alpha, beta, epsilon, d, w_pub=1.0) -> int:
 
     return _smallest_n(bound, lower, alpha)
 
-
-# --------------------------------------------------------------------------------------------
-# O-shapes (one fitted multiplicative constant) and the non-private reference
-# --------------------------------------------------------------------------------------------
-
-
-def _log_factor(d, eps, alpha):
-    # ln(d / (epsilon alpha)) of Theorems 4.9-4.10, guarded below by 1 (argument >= e): for
-    # d / (epsilon alpha) < e the paper's log would be < 1 or negative, which no O() means.
-    return np.log(np.maximum(math.e, d / (eps * alpha)))
-
-
-def realizable_shape(alpha, beta, epsilon, d):
-    """Theorem 4.9 O-form: ``(d^2 L + ln(1/beta)) / (epsilon alpha)`` (SPEC section 4).
-
-    ``L = ln(max(e, d/(epsilon alpha)))``: the paper's ``log(d/(epsilon alpha))`` guarded so
-    that the log factor stays >= 1.
-
-    Vectorised over ``alpha`` and ``epsilon`` (numpy broadcasting). Multiply by a constant from
-    :func:`fit_shape_constant` to plot beside measured ``n_hat``.
-    """
-    alpha = _check_alpha_array(alpha)
-    beta = check_open_unit(beta, "beta")
-    eps = _check_epsilon_array(epsilon)
-    d = check_positive_int(d, "d")
-    L = _log_factor(d, eps, alpha)
-    return _ret((d * d * L + math.log(1.0 / beta)) / (eps * alpha))
-
-
-def agnostic_shape(alpha, beta, epsilon, d):
-    """Theorem 4.10 O-form: ``(d^2 L + ln(1/beta)) max(1/alpha^2, 1/(epsilon alpha))``.
-
-    ``L = ln(max(e, d/(epsilon alpha)))`` as in :func:`realizable_shape`. Vectorised over
-    ``alpha`` and ``epsilon``.
-    """
-    alpha = _check_alpha_array(alpha)
-    beta = check_open_unit(beta, "beta")
-    eps = _check_epsilon_array(epsilon)
-    d = check_positive_int(d, "d")
-    L = _log_factor(d, eps, alpha)
-    rate = np.maximum(1.0 / np.square(alpha), 1.0 / (eps * alpha))
-    return _ret((d * d * L + math.log(1.0 / beta)) * rate)
-
-
-def nonprivate_realizable_shape(alpha, beta, d):
-    """Classical realizable rate for halfspaces (VC dim ``d + 1``): ``(d + ln(1/beta)) / alpha``.
-
-    SPEC section 4, non-private reference. Vectorised over ``alpha``.
-    """
-    alpha = _check_alpha_array(alpha)
-    beta = check_open_unit(beta, "beta")
-    d = check_positive_int(d, "d")
-    return _ret((d + math.log(1.0 / beta)) / np.asarray(alpha))
-
-
-def nonprivate_agnostic_shape(alpha, beta, d):
-    """Classical agnostic rate for halfspaces: ``(d + ln(1/beta)) / alpha^2`` (SPEC section 4).
-
-    Vectorised over ``alpha``.
-    """
-    alpha = _check_alpha_array(alpha)
-    beta = check_open_unit(beta, "beta")
-    d = check_positive_int(d, "d")
-    return _ret((d + math.log(1.0 / beta)) / np.square(alpha))
-
-
-def fit_shape_constant(n_hat, shape_values) -> float:
-    """One multiplicative constant ``c`` for ``n_hat ~ c * shape`` (SPEC section 4, shape curves).
-
-    Least squares in log space: ``c = exp(mean(log n_hat - log shape))`` over the entries
-    where both are finite and positive (censored ``n_hat`` = nan are skipped).
-    """
-    y = np.asarray(n_hat, dtype=float).ravel()
-    s = np.asarray(shape_values, dtype=float).ravel()
-    if y.shape != s.shape:
-        raise ValueError(
-            f"n_hat and shape_values must have the same length, got {y.size} and {s.size}"
-        )
-    with np.errstate(invalid="ignore"):
-        ok = np.isfinite(y) & np.isfinite(s) & (y > 0) & (s > 0)
-    if not np.any(ok):
-        raise ValueError("n_hat and shape_values have no entry where both are finite and > 0")
-    return float(np.exp(np.mean(np.log(y[ok]) - np.log(s[ok]))))

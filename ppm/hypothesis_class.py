@@ -339,6 +339,29 @@ class BitsetScorer:
         self._records = records
         return total
 
+    def histogram_state(self):
+        """``(histogram, records of the rank pass)`` after :meth:`histogram` (for
+        :mod:`ppm.histogram_memo`)."""
+        if self._records is None:
+            raise RuntimeError("histogram() has not run")
+        total = np.zeros(self.n + 1, dtype=np.int64)
+        for kind, _, data, hist in self._records:
+            if kind == "empty":
+                total[self.n0] += 1
+            elif kind == "singles":
+                total += np.bincount(data, minlength=self.n + 1)
+            else:
+                total += hist.sum(axis=0)
+        return {"histogram": total, "records": self._records, "m": self.m, "n": self.n,
+                "n0": self.n0}
+
+    def restore_histogram(self, state) -> np.ndarray:
+        """Restore :meth:`histogram_state` (same sample) and return the histogram."""
+        if (state["m"], state["n"], state["n0"]) != (self.m, self.n, self.n0):
+            raise ValueError("histogram state of a different sample")
+        self._records = state["records"]
+        return np.array(state["histogram"], dtype=np.int64)
+
     def find(self, level: int, rank: int) -> tuple:
         if self._records is None:
             self.histogram()

@@ -14,6 +14,8 @@ Sampling is exact over all of ``G`` (no approximation), streamed without materia
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
@@ -29,6 +31,7 @@ from .hypothesis_class import (
     SortedScorer1D,
     class_size,
 )
+from .histogram_memo import MemoisedScorer, memo_key, supports_memo
 from .mechanism import sample_level_and_rank
 from .sweep_scorer import MAX_COLUMN_BYTES, SweepScorer
 
@@ -105,17 +108,18 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
     differentially private.
     """
 
-    _execution_params = ("method", "block_elements", "max_hypotheses")
+    _execution_params = ("method", "block_elements", "max_hypotheses", "histogram_memo")
 
     def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
                  rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,
-                 max_hypotheses: float = 1e11):
+                 max_hypotheses: float = 1e11, histogram_memo=None):
         self.epsilon = epsilon
         self.random_state = random_state
         self.method = method
         self.rel_tol = rel_tol
         self.block_elements = block_elements
         self.max_hypotheses = max_hypotheses
+        self.histogram_memo = histogram_memo
 
     def _validate_params(self) -> None:
         """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
@@ -128,6 +132,10 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
             raise ValueError(f"block_elements must be a positive int, got {self.block_elements!r}")
         if not (isinstance(self.max_hypotheses, (int, float)) and self.max_hypotheses >= 1):
             raise ValueError(f"max_hypotheses must be a number >= 1, got {self.max_hypotheses!r}")
+        if self.histogram_memo is not None and not (
+                isinstance(self.histogram_memo, (str, os.PathLike)) and str(self.histogram_memo)):
+            raise ValueError("histogram_memo must be None or a directory path, got "
+                             f"{self.histogram_memo!r}")
         check_random_state(self.random_state)
 
     def fit(self, X, y, public):
@@ -180,6 +188,9 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
             )
         # Step 2: the scorer of G (built from C_pub) on all n labelled pairs.
         scorer = make_scorer(hs, X, y, self.method, self.block_elements)
+        if self.histogram_memo is not None and supports_memo(scorer):
+            scorer = MemoisedScorer(scorer, self.histogram_memo,
+                                    memo_key(scorer, X, y, public, self.rel_tol))
         return hs, scorer, size, public
 
     def predict(self, X) -> np.ndarray:

@@ -28,7 +28,9 @@ from pathlib import Path
 
 import pandas as pd
 
-DEFAULT = [(1, 100_000), (1, 1_000_000), (2, 200), (2, 400), (2, 600), (3, 48)]
+# (d, n[, w_pub]): the last row is a C4 cell (d = 3, w_pub = 0.1: n_pub ~ 20 but n = 200, so
+# each bitset holds 5 words instead of 2): it shows what the popcount words cost per hypothesis.
+DEFAULT = [(1, 100_000), (1, 1_000_000), (2, 200), (2, 400), (2, 600), (3, 48), (3, 200, 0.1)]
 QUICK = [(1, 100_000), (2, 200), (3, 24)]
 REFERENCE_MAX_N = {2: 400, 3: 48}  # larger reference runs take minutes
 
@@ -51,7 +53,12 @@ def _measure(d, n, w_pub, method, threads, queue):
         fit = PPMHalfspaceLearner(epsilon=1.0, random_state=0, method=method).fit(X, y, public)
         seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    queue.put(dict(d=d, n=n, n_pub=fit.n_pub_, n_halfspaces=fit.n_halfspaces_,
+    # 64-bit words per halfspace bitset (label 0 and label 1 packed separately): the popcount
+    # work per hypothesis of the bitset kernels
+    n0 = int((y == 0).sum())
+    words = -(-n0 // 64) + -(-(n - n0) // 64) if d >= 2 else float("nan")  # d = 1: a sort
+    queue.put(dict(d=d, n=n, w_pub=w_pub, words=words, n_pub=fit.n_pub_,
+                   n_halfspaces=fit.n_halfspaces_,
                    n_hypotheses=float(fit.n_hypotheses_), method=method, threads=threads,
                    seconds=seconds, hypotheses_per_s=fit.n_hypotheses_ / seconds,
                    peak_mib=max(0, peak - base) / 1024, hypothesis=str(fit.hypothesis_)))
@@ -117,7 +124,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes only")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--w-pub", type=float, default=0.5)
+    parser.add_argument("--w-pub", type=float, default=0.5,
+                        help="public weight of the rows that do not set their own")
     parser.add_argument("--repeats", type=int, default=3, help="keep the fastest of these")
     parser.add_argument("--no-reference", action="store_true", help="skip the blocked reference")
     parser.add_argument("--out", type=Path, default=Path("results/bench.csv"))
@@ -128,12 +136,13 @@ def main(argv=None) -> None:
           f"{floor:.3g}/s", flush=True)
     rows = [dict(method="floor", threads=args.threads, hypotheses_per_s=floor,
                  fraction_of_floor=1.0)]
-    for d, n in QUICK if args.quick else DEFAULT:
+    for d, n, *w in QUICK if args.quick else DEFAULT:
+        w_pub = w[0] if w else args.w_pub
         methods = ["auto"] if d == 1 else ["sweep", "bitset"]
-        fits = [measure(d, n, args.w_pub, m, args.threads, args.repeats) for m in methods]
+        fits = [measure(d, n, w_pub, m, args.threads, args.repeats) for m in methods]
         ref = None
         if d >= 2 and n <= REFERENCE_MAX_N.get(d, 0) and not args.no_reference:
-            ref = measure(d, n, args.w_pub, "blocked", args.threads)
+            ref = measure(d, n, w_pub, "blocked", args.threads)
             fits.append(ref)
         for fit in fits:
             # Same sample, same seed: the exact samplers must agree.
@@ -142,13 +151,14 @@ def main(argv=None) -> None:
             fit["ratio_vs_reference"] = (ref["seconds"] / fit["seconds"] if ref is not None
                                          and fit is not ref else float("nan"))
             rows.append(fit)
-            print(f"d={d} n={n} {fit['method']}: {fit['seconds']:.3f} s, "
+            print(f"d={d} n={n} w_pub={w_pub:g} ({fit['words']} words) {fit['method']}: "
+                  f"{fit['seconds']:.3f} s, "
                   f"{fit['hypotheses_per_s']:.3g} hyp/s = {fit['fraction_of_floor']:.2f} of "
                   f"the floor, {fit['peak_mib']:.0f} MiB", flush=True)
     df = pd.DataFrame(rows)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     df.drop(columns=["hypothesis"]).to_csv(args.out, index=False)
-    cols = ["d", "n", "n_pub", "n_halfspaces", "n_hypotheses", "method", "seconds",
+    cols = ["d", "n", "w_pub", "words", "n_pub", "n_halfspaces", "n_hypotheses", "method", "seconds",
             "hypotheses_per_s", "fraction_of_floor", "peak_mib", "ratio_vs_reference"]
     print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -89,3 +90,21 @@ def test_unknown_learner_gets_a_stable_style():
     assert s == plotting.style("set_cover") and s["label"] == "set_cover"
     assert {"color", "marker"} <= set(s)
     assert plotting.style("ppm")["label"] == "PPM (Alg. 2)"
+
+
+def test_c4_epsilon_fit_bootstrap_keeps_each_sample_at_every_epsilon():
+    """A(d)'s bootstrap resamples trial indices once per n and uses them at every epsilon (each
+    (n, trial) is one sample scored at every epsilon), never per (epsilon, n) cell."""
+    from claims.c4_mechanism import _resample
+
+    rows = [{"epsilon": e, "n": n, "trial": k, "error": 0.0}
+            for e in (1.0, 2.0, 10.0) for n in (8, 16) for k in range(12)]
+    t = pd.DataFrame(rows)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        r = _resample(t, rng)
+        assert len(r) == len(t)
+        for n, g in r.groupby("n"):
+            picks = [sorted(h["trial"]) for _, h in g.groupby("epsilon")]
+            assert all(p == picks[0] for p in picks), n
+            assert len(set(picks[0])) < 12  # a real resample (with replacement)

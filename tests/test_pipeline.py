@@ -17,7 +17,7 @@ from omegaconf.errors import ValidationError
 
 import experiments.pipeline as pipeline
 from experiments.schema import register_configs
-from scripts.aggregate import aggregate, curve_columns
+from scripts.aggregate import aggregate, curve_columns, curve_params
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
@@ -58,6 +58,39 @@ def test_every_reproduced_sweep_has_a_config_and_a_quick_profile():
         assert f"{name}_quick" in EXPERIMENTS or name in long_experiments(), name
     # and no experiment config is left out of make reproduce
     assert {e.removesuffix("_quick") for e in EXPERIMENTS} == set(listed)
+
+
+def test_make_reproduce_restores_exactly_the_committed_and_long_sweeps():
+    """The restore step of make reproduce names every restored experiment (registry) once and
+    nothing else; the quick profile and RECOMPUTE=1 restore nothing."""
+    from claims.registry import restored_experiments
+
+    def restore_line(*extra):
+        res = subprocess.run(["make", "--no-print-directory", "-n", "reproduce",
+                              f"PY={sys.executable}", "STAMP=", *extra], cwd=ROOT,
+                             capture_output=True, text=True, timeout=120)
+        return [ln for ln in res.stdout.splitlines() if "scripts.restore_cache" in ln]
+
+    (line,) = restore_line()
+    named = line.split("--cache", 1)[1].split()[1:]
+    named = [w.rstrip(";") for w in named if w.rstrip(";").isidentifier()]
+    assert sorted(named) == sorted(restored_experiments())
+    assert restore_line("PROFILE=quick") == []
+    (forget,) = restore_line("RECOMPUTE=1")
+    assert "--forget" in forget and "--from" not in forget
+
+
+def test_the_default_sweeper_is_the_validated_one():
+    """configs/config.yaml selects hydra_plugins/ppm_sweeper (jobs composed and validated once),
+    and Hydra finds it as a plugin."""
+    from hydra.core.plugins import Plugins
+    from hydra.plugins.sweeper import Sweeper
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose(config_name="config", return_hydra_config=True)
+    assert cfg.hydra.sweeper._target_.endswith("ValidatedBasicSweeper")
+    found = {f"{c.__module__}.{c.__name__}" for c in Plugins.instance().discover(Sweeper)}
+    assert cfg.hydra.sweeper._target_ in found
 
 
 @pytest.mark.parametrize("experiment", EXPERIMENTS)
@@ -193,7 +226,9 @@ def test_scorer_choice_changes_nothing(tmp_path):
 
 def test_cell_key_ignores_execution_settings():
     base = pipeline.validate_config(_compose([]))
-    other = pipeline.validate_config(_compose(["n_jobs=2", "progress=false", "trials=5"]))
+    other = pipeline.validate_config(_compose(["n_jobs=2", "progress=false", "trials=5",
+                                               "learner.histogram_memo=/tmp/memo",
+                                               "learner.method=blocked"]))
     assert pipeline.cell_key(base) == pipeline.cell_key(other)
     changed = pipeline.validate_config(_compose(["learner.epsilon=0.5"]))
     assert pipeline.cell_key(base) != pipeline.cell_key(changed)
@@ -328,6 +363,25 @@ def test_cached_trials_report_this_runs_execution_settings(tmp_path):
     assert second["fit_seconds"].equals(first["fit_seconds"])  # served from the cache
     both = pd.concat([first, second.assign(n=40)], ignore_index=True)
     assert "learner.max_hypotheses" not in curve_columns(both)
+
+
+def test_trials_cached_before_a_setting_existed_report_this_runs_value(tmp_path):
+    """A cell whose every trial was cached before an execution setting existed (its trial files
+    have no such column) still reports this run's value: a curve never splits between cells
+    cached before and after (seen with learner.histogram_memo on shared cells)."""
+    cfg = ["population.d=2", "trials=2", "n_test=300", f"results_root={tmp_path}",
+           "learner.histogram_memo=" + str(tmp_path / "memo")]
+    old = pipeline.run(_compose(["n=12", *cfg]))
+    cell = tmp_path / "cache" / old["cell_key"].iloc[0]
+    for f in cell.glob("trial_*.csv"):  # as if written before the setting existed
+        pd.read_csv(f).drop(columns=["learner.histogram_memo"]).to_csv(f, index=False)
+    again = pipeline.run(_compose(["n=12", *cfg]))
+    new = pipeline.run(_compose(["n=16", *cfg]))
+    both = pd.concat([again, new], ignore_index=True)
+    ppm_rows = both[both.learner == "ppm"]
+    assert (ppm_rows["learner.histogram_memo"] == str(tmp_path / "memo")).all()
+    assert "learner.histogram_memo" not in curve_columns(both)
+    assert (curve_params(both) == curve_params(both).iloc[0]).all()
 
 
 @pytest.mark.parametrize("experiment,override,match", [
