@@ -342,7 +342,11 @@ def run(cfg) -> pd.DataFrame:
         rows = df["learner"] == label
         for param in _execution_params(est_cfg):
             if param in est_cfg:
-                df.loc[rows, f"{owned[label]}{param}"] = est_cfg[param]
+                col, value = f"{owned[label]}{param}", est_cfg[param]
+                # a column read as all-NaN floats (cached with None) takes a path only as object
+                if col in df.columns and isinstance(value, str) and df[col].dtype != object:
+                    df[col] = df[col].astype(object)
+                df.loc[rows, col] = value
     df.insert(0, "experiment_name", spec["experiment_name"])
     df.insert(1, "claim", spec["claim"])
     df["cell_key"] = key

@@ -382,6 +382,17 @@ def test_trials_cached_before_a_setting_existed_report_this_runs_value(tmp_path)
     assert (ppm_rows["learner.histogram_memo"] == str(tmp_path / "memo")).all()
     assert "learner.histogram_memo" not in curve_columns(both)
     assert (curve_params(both) == curve_params(both).iloc[0]).all()
+    # ... and both ways between experiments that share a fully cached cell: one without the
+    # memo (the column reads as all-NaN floats), one with it (a path), in either order
+    for first, second in ((None, "memo"), ("memo", None)):
+        root = tmp_path / f"share_{first}"
+        opts = lambda memo: [f"results_root={root}", "population.d=1", "n=10", "trials=2",
+                             "n_test=200"] + ([f"learner.histogram_memo={root / memo}"]
+                                              if memo else [])
+        pipeline.run(_compose(opts(first)))
+        df = pipeline.run(_compose(opts(second)))
+        got = df.loc[df.learner == "ppm", "learner.histogram_memo"]
+        assert (got == str(root / second)).all() if second else got.isna().all()
 
 
 @pytest.mark.parametrize("experiment,override,match", [
