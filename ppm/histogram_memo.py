@@ -72,7 +72,7 @@ class MemoisedScorer:
                 return self._scorer.restore_histogram(state)
         self.hit = False
         total = self._scorer.histogram()
-        self._store(self._scorer.histogram_state())
+        self._store({"histogram": total, **self._scorer.histogram_state()})
         return total
 
     def find(self, level: int, rank: int) -> tuple:

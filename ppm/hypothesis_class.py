@@ -340,23 +340,15 @@ class BitsetScorer:
         return total
 
     def histogram_state(self):
-        """``(histogram, records of the rank pass)`` after :meth:`histogram` (for
-        :mod:`ppm.histogram_memo`)."""
+        """The records of the rank pass after :meth:`histogram` (for :mod:`ppm.histogram_memo`,
+        which stores them with the histogram ``histogram()`` returned)."""
         if self._records is None:
             raise RuntimeError("histogram() has not run")
-        total = np.zeros(self.n + 1, dtype=np.int64)
-        for kind, _, data, hist in self._records:
-            if kind == "empty":
-                total[self.n0] += 1
-            elif kind == "singles":
-                total += np.bincount(data, minlength=self.n + 1)
-            else:
-                total += hist.sum(axis=0)
-        return {"histogram": total, "records": self._records, "m": self.m, "n": self.n,
-                "n0": self.n0}
+        return {"records": self._records, "m": self.m, "n": self.n, "n0": self.n0}
 
     def restore_histogram(self, state) -> np.ndarray:
-        """Restore :meth:`histogram_state` (same sample) and return the histogram."""
+        """Restore a stored :meth:`histogram_state` plus ``"histogram"`` (same sample) and
+        return the histogram."""
         if (state["m"], state["n"], state["n0"]) != (self.m, self.n, self.n0):
             raise ValueError("histogram state of a different sample")
         self._records = state["records"]
