@@ -19,7 +19,7 @@ import pandas as pd
 from claims.base import Claim, ResultStore, VerdictRow, rows_frame
 from claims.registry import CLAIMS
 from claims.verdicts import (CSV_FLOAT_FORMAT, combined_verdict, comparison_verdict,
-                             markdown_table)
+                             counted, markdown_table)
 from experiments.pipeline import write_csv_atomic
 
 DETAIL_COLUMNS = ["claim", "setting", "measured", "theory", "looseness", "verdict"]
@@ -76,7 +76,7 @@ def verdict_table(details: pd.DataFrame, claims=CLAIMS) -> pd.DataFrame:
             rows.append(dict(claim=claim.id, paper=claim.statement, setting="",
                              measured="not run", looseness=np.nan, verdict="not run", figure=""))
             continue
-        own = sub[~sub["verdict"].astype(str).str.startswith("reference")]
+        own = sub[sub["verdict"].map(counted)]
         own = own if len(own) else sub
         head = _headline(own, claim.headline)
         more = len(own) - 1

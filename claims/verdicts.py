@@ -43,6 +43,15 @@ HOLDS = "holds"
 FAILS = "does not hold"
 FASTER = "faster than the worst case on this population"
 NOT_MEASURED = "not measured"
+# Rows that are shown but not counted in a claim's combined verdict: non-private baselines
+# ("reference ...") and the per-setting parts of a pooled estimate ("breakdown ...", C4),
+# whose own row carries the verdict.
+NOT_COUNTED = ("reference", "breakdown")
+
+
+def counted(verdict) -> bool:
+    """Whether a setting's verdict counts in :func:`combined_verdict`."""
+    return not str(verdict).startswith(NOT_COUNTED)
 
 
 def _inconclusive(reason: str) -> str:
@@ -158,12 +167,13 @@ def _kind(v: str) -> str:
 def combined_verdict(verdicts) -> str:
     """One verdict for a claim from the verdicts of its settings, with the counts.
 
-    Reference rows (non-private baselines) do not count. "inconclusive" unless a strict
+    Reference rows (non-private baselines) and breakdown rows (the parts of a pooled
+    estimate) do not count. "inconclusive" unless a strict
     majority of the settings is conclusive; otherwise the common verdict of the conclusive
     settings ("holds", "faster than the worst case on this population", "does not hold") or
     "mixed", followed by the counts, e.g. "holds in 4 of 6 settings, 2 inconclusive".
     """
-    v = [str(x) for x in verdicts if not str(x).startswith("reference")]
+    v = [str(x) for x in verdicts if counted(x)]
     if not v:
         return "not run"
     m = len(v)

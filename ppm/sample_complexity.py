@@ -263,7 +263,7 @@ def slope_against(df_nhat, x_col, y_col="n_hat"):
     return loglog_slope(d[x_col].to_numpy(dtype=float), d[y_col].to_numpy(dtype=float))
 
 
-def _bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None):
+def _bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn=None):
     """Point slope and bootstrap interval for ``log n_hat`` against ``log x`` over ``cells``.
 
     ``datasets``: list of ``(ns, errs)``; ``cells``: list of ``(dataset index, alpha, x)``.
@@ -274,9 +274,14 @@ def _bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None):
     cells that happen to stay measurable): it enters at the edge of the grid, the largest ``n``
     if right-censored (the true ``n_hat`` is larger: a lower bound) and the smallest ``n`` if
     left-censored (an upper bound); ``censored_frac`` counts these (replicate, cell) pairs.
-    Percentile interval over the replicates.
+    Percentile interval over the replicates. ``slope_fn(xs, n_hats, cell_indices)`` fits the
+    slope (default: one least-squares line; :mod:`ppm.pooled_slope` passes a common slope
+    with one intercept per setting), ``cell_indices`` naming the cells in ``cells``.
     """
     target = 1.0 - beta
+    if slope_fn is None:
+        def slope_fn(x, y, _):
+            return loglog_slope(x, y)[0]
     if resample is None:
         def resample(rng):
             return [[e[rng.integers(0, e.size, e.size)] for e in errs] for _, errs in datasets]
@@ -299,11 +304,12 @@ def _bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None):
     use = np.array([c == "" and np.isfinite(v) for v, c in point])
     xs = np.array([c[2] for c in cells], dtype=float)
     vals = np.array([v for v, _ in point], dtype=float)
-    slope, _ = loglog_slope(xs[use], vals[use])
+    slope = slope_fn(xs[use], vals[use], np.flatnonzero(use))
     res = {"slope": slope, "lo": math.nan, "hi": math.nan, "se": math.nan,
            "n_points": int(use.sum()), "n_boot_valid": 0, "censored_frac": math.nan}
     if use.sum() < 2 or n_boot == 0:
         return res
+    kept = np.flatnonzero(use)
     cells = [c for c, u in zip(cells, use) if u]
     xs = xs[use]
     largest = np.array([datasets[c[0]][0][-1] for c in cells], dtype=float)
@@ -315,7 +321,7 @@ def _bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None):
         v = np.array([val for val, _ in rep], dtype=float)  # left-censored: val = smallest n
         v[cens == "right"] = largest[cens == "right"]
         n_censored += int(np.count_nonzero(cens != ""))
-        boot[b] = loglog_slope(xs, v)[0]
+        boot[b] = slope_fn(xs, v, kept)
     res["censored_frac"] = n_censored / (n_boot * len(cells))
     boot = boot[np.isfinite(boot)]
     res["n_boot_valid"] = int(boot.size)

@@ -108,3 +108,52 @@ def test_c4_epsilon_fit_bootstrap_keeps_each_sample_at_every_epsilon():
             picks = [sorted(h["trial"]) for _, h in g.groupby("epsilon")]
             assert all(p == picks[0] for p in picks), n
             assert len(set(picks[0])) < 12  # a real resample (with replacement)
+
+
+def test_c4_a_slope_interval_is_a_bootstrap_of_the_slope():
+    """Replicate b of every d's A gives one slope; an A(d) that is exactly proportional to
+    ln|G| + ln(1/beta) in every replicate gives the interval [1, 1], one that is off by a
+    d-dependent factor moves it, and too many replicates with A <= 0 leave no interval."""
+    from claims.c4_mechanism import _a_slope
+
+    rng = np.random.default_rng(0)
+    x = np.array([3.0, 11.0, 25.0])  # ln|G| + ln(1/beta) at d = 1, 2, 3
+    alpha = 0.1
+    noise = np.exp(0.3 * rng.standard_normal(200))  # shared by every d: slope unchanged
+
+    def table(a_boot, a=None):
+        a = x * 10 if a is None else a
+        return pd.DataFrame({"d": [1, 2, 3], "alpha": alpha, "em_A": 2 * x / alpha, "A": a,
+                             "A_boot": list(a_boot)})
+
+    s, lo, hi, k = _a_slope(table(np.outer(x * 10, noise)))
+    assert (s, lo, hi, k) == pytest.approx((1.0, 1.0, 1.0, 3))
+    s, lo, hi, _ = _a_slope(table(np.outer(x ** 2, noise), a=x ** 2))
+    assert (s, lo, hi) == pytest.approx((2.0, 2.0, 2.0))
+    indep = np.outer(x * 10, [1.0] * 200) * np.exp(0.3 * rng.standard_normal((3, 200)))
+    _, lo, hi, _ = _a_slope(table(indep))
+    assert lo < 1.0 < hi and hi - lo > 0.1
+    bad = np.outer(x * 10, noise)
+    bad[2, :50] = -1.0  # 25% of the replicates without a log slope
+    assert np.isnan(_a_slope(table(bad))[1])
+
+
+def test_c4_sample_key_marks_rows_run_on_one_sample():
+    """The pooled slope resamples rows with one `samples` key jointly: on the committed trials
+    every such (d, n, trial) group must really be one sample scored at several epsilons (one
+    |G|, one ERM error), and different d must never share a key."""
+    from claims.c4_dimension import ERROR_COL, _short
+
+    store = ResultStore(ROOT / "results")
+    for exp in ("c4_epsilon_fit", "c4_dimension_d3_wpub", "c4_epsilon_fit_d3"):
+        t = _short(store.load(exp)[0])
+        ppm = t[t.learner == "ppm"]
+        g = ppm.groupby(["samples", "n", "trial"])
+        assert (g["epsilon"].nunique() >= 2).all(), exp
+        assert (g["log_n_hypotheses"].nunique() == 1).all(), exp
+        assert (ppm.groupby("samples")["d"].nunique() == 1).all(), exp
+    d3 = [_short(store.load(e)[0]) for e in ("c4_dimension_d3_wpub", "c4_epsilon_fit_d3")]
+    keys = [set(t.loc[t.learner == "erm", "samples"]) for t in d3]
+    assert keys[0] == keys[1]  # the two d = 3 sweeps draw the same samples ...
+    erm = [t[t.learner == "erm"].set_index(["n", "trial"])[ERROR_COL].sort_index() for t in d3]
+    pd.testing.assert_series_equal(erm[0], erm[1])  # ... and ERM confirms it

@@ -88,6 +88,9 @@ def test_upper_bound_verdict_rejects_a_bad_direction():
     (["holds", "holds with caveat", "not measured"],
      "holds (with caveat) in 2 of 3 settings, 1 inconclusive"),
     (["reference (non-private)"], "not run"),
+    (["holds", FASTER, "breakdown (part of a pooled row): inconclusive (x)",
+      "breakdown (part of a pooled row): inconclusive (y)"],
+     f"mixed: holds in 1 of 2 settings, {FASTER} in 1"),
     (["does not hold"], "does not hold"),
 ])
 def test_combined_verdict(verdicts, expected):
