@@ -12,9 +12,16 @@ Conventions fixed here (SPEC section 2, "Conventions to fix and document"):
 * **Choice of the hyperplane** when ``T`` does not determine it (``|T| < d`` or ``T`` affinely
   dependent): the normal is the projection, onto the null space of the centred points of ``T``,
   of the standard basis vector ``e_j`` whose projection is longest (lowest ``j`` on ties); when
-  ``T`` determines the hyperplane this is its unique normal up to sign. Sign rule: the first
+  ``T`` determines the hyperplane this is its unique normal up to sign. If ``Aff`` is a proper
+  subspace and that normal is orthogonal to it (the hyperplane would contain ``Aff`` and cut
+  nothing there, e.g. singletons of public points on the line ``x = 1`` in R^2 get ``e_1``), and
+  ``T`` does not span ``Aff``, the normal is instead the longest projection of ``Aff``'s basis
+  vectors onto that null space (lowest index on ties): a hyperplane through ``T`` that cuts
+  ``Aff``, as Lemma 4.5's hulls inside ``Aff`` need. Reading of the paper: "one arbitrary
+  halfspace supported by T" (Algorithm 1, step 5) with the intersection taken inside ``Aff``
+  (Section 4); the general-position choice is unchanged. Sign rule: the first
   coordinate of ``w`` with ``|w_i| > 1e-12`` is positive. Offset ``b`` = mean of ``<w, t>`` over
-  ``T``. The choice is a function of ``T`` alone, never of private data.
+  ``T``. The choice is a function of ``T`` and ``Aff`` (public points only), never of private data.
 * **Closed halfspaces with a tolerance**: ``x`` is in ``{<w, x> >= b}`` iff
   ``<w, x> - b >= -tol`` with ``tol = rel_tol * max(1, max |X_pub|)`` (default ``rel_tol =
   1e-9``), so that points of ``T`` (which satisfy ``<w, t> = b`` only up to rounding) lie in both
@@ -149,8 +156,11 @@ def _subsets(k_points: int, size: int) -> np.ndarray:
     return flat.reshape(count, size)
 
 
-def _normals(P: np.ndarray, scale: float, rel_tol: float) -> np.ndarray:
-    """Deterministic unit normals of hyperplanes through each point set ``P[i]`` (shape N, k, d)."""
+def _normals(P: np.ndarray, scale: float, rel_tol: float, aff_basis: np.ndarray) -> np.ndarray:
+    """Deterministic unit normals of hyperplanes through each point set ``P[i]`` (shape N, k, d).
+
+    ``aff_basis``: orthonormal rows spanning the directions of ``Aff`` (public, like ``P``).
+    """
     N, k, d = P.shape
     eye = np.eye(d)
     if k == 1:
@@ -166,6 +176,21 @@ def _normals(P: np.ndarray, scale: float, rel_tol: float) -> np.ndarray:
     j = np.argmax(diag, axis=1)
     w = null_proj[np.arange(N), :, j]
     w /= np.linalg.norm(w, axis=1, keepdims=True)
+    r = aff_basis.shape[0]
+    if 0 < r < d:
+        # A normal orthogonal to Aff's directions gives a hyperplane that CONTAINS Aff, so
+        # its pair cuts nothing there (Lemma 4.5 needs the relative facets of hulls inside
+        # Aff). When T does not span Aff, take instead the longest projection of Aff's basis
+        # vectors onto T's null space: it lies in Aff's directions, so the hyperplane cuts Aff.
+        flat = np.linalg.norm(w @ aff_basis.T, axis=1) <= rel_tol
+        if flat.any():
+            cand = np.einsum("nij,rj->nri", null_proj[flat], aff_basis)  # (n, r, d)
+            length = np.linalg.norm(cand, axis=2)
+            best = np.argmax(length, axis=1)
+            cuts = length[np.arange(best.size), best] > rel_tol
+            alt = cand[np.arange(best.size), best]
+            rows = np.flatnonzero(flat)[cuts]
+            w[rows] = alt[cuts] / length[np.arange(best.size), best][cuts, None]
     # Sign rule: first clearly non-zero coordinate positive.
     first = np.argmax(np.abs(w) > 1e-12, axis=1)
     sign = np.sign(w[np.arange(N), first])
@@ -240,7 +265,7 @@ def construct_halfspaces(X_pub, n_features: int | None = None, rel_tol: float = 
             w = np.ones((idx.shape[0], 1))
             b = P[:, 0, 0].copy()  # exact: the hyperplane {x = t}
         else:
-            w = _normals(P, scale, rel_tol)
+            w = _normals(P, scale, rel_tol, aff_basis)
             b = np.einsum("nkd,nd->n", P, w) / size
         # Interleave (upper, lower) = ({<w,x> >= b}, {<-w,x> >= -b}).
         W_pair = np.stack([w, -w], axis=1).reshape(-1, d)

@@ -28,8 +28,10 @@ from pathlib import Path
 import joblib
 import numpy as np
 
-# Bump when the stored state of a scorer changes layout: old entries are then never read.
-FORMAT = 1
+# Bump when the stored state of a scorer changes layout, or when G built from the same sample
+# can change (2: ConstrHalf's choice for degenerate public points cuts Aff): old entries are
+# then never read.
+FORMAT = 2
 
 
 def supports_memo(scorer) -> bool:

@@ -141,9 +141,6 @@ def test_privacy_loss_detects_different_classes():
         neighbour_losses(*_sample(1, 1, 4, 2), 0, 1.0, ("auto",))
 
 
-@pytest.mark.xfail(strict=True, reason="ConstrHalf's convention for |T| < d picks the normal "
-                   "e_j with the longest projection, which can contain Aff instead of cutting it; "
-                   "found by the C7 audit at d = 2 (halfspaces.py, not fixed here)")
 def test_helly_on_collinear_public_points():
     """Lemma 4.5 (min over G <= ERM) on a degenerate sample: public (1, 1), (1, 2) on the line
     x = 1 (= Aff), private (1, 0) on Aff and (0, 2) off it, label-determined. A halfspace

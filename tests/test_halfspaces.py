@@ -96,3 +96,47 @@ def test_rejects_non_finite(bad):
 def test_rejects_bad_tolerance():
     with pytest.raises(ValueError, match="rel_tol"):
         construct_halfspaces([[0.0]], rel_tol=0.5)
+
+
+def _on_flat(seed: int, d: int, r: int, n: int, axis: bool, grid: bool) -> np.ndarray:
+    """n points on an r-dimensional affine flat of R^d: axis-parallel or random directions,
+    optionally integer points (grid populations produce such flats)."""
+    rng = np.random.default_rng(seed)
+    if axis:
+        B = np.eye(d)[rng.choice(d, size=r, replace=False)]
+    else:
+        B = np.linalg.qr(rng.normal(size=(d, r)))[0].T
+    if grid:
+        B = np.round(B * 2.0)
+        B[np.all(B == 0, axis=1), 0] = 1.0
+    p0 = np.round(rng.normal(size=d) * 3) if grid else rng.normal(size=d)
+    coef = rng.integers(-3, 4, size=(n, r)) if grid else rng.normal(size=(n, r))
+    return p0 + coef @ B
+
+
+@given(st.integers(0, 10_000), st.sampled_from([(2, 1), (3, 1), (3, 2)]), st.integers(2, 6),
+       st.booleans(), st.booleans())
+def test_hyperplanes_cut_a_lower_dimensional_aff(seed, dims, n, axis, grid):
+    """Lemma 4.5 works inside Aff: every pair whose support T does not span Aff must cut Aff
+    (its normal is not orthogonal to Aff's directions). The old convention broke this for
+    axis-parallel flats: singletons on the line x = c in R^2 got the normal e_1."""
+    d, r = dims
+    X = _on_flat(seed, d, r, n, axis, grid)
+    hs = construct_halfspaces(X, n_features=d)
+    if hs.aff_dim < 1:
+        return
+    pts = hs.public_points
+    for i, T in enumerate(hs.supports):
+        P = pts[T[T >= 0]]
+        span = np.linalg.matrix_rank(P[1:] - P[0], tol=1e-9) if len(P) > 1 else 0
+        if span < hs.aff_dim:
+            assert np.linalg.norm(hs.aff_basis @ hs.W[i]) > 1e-6, (i, P)
+        assert np.all(np.abs(P @ hs.W[i] - hs.b[i]) <= 1e-8)
+
+
+def test_singletons_on_a_vertical_line_cut_it():
+    hs = construct_halfspaces(np.array([[1.0, 1.0], [1.0, 2.0]]))
+    # The line x = 1 is Aff; the singletons' lines are y = 1 and y = 2, the pair's is x = 1.
+    rows = {tuple(np.round(w, 12)) + (round(b, 12),) for w, b in zip(hs.W, hs.b)}
+    assert (0.0, 1.0, 1.0) in rows and (0.0, 1.0, 2.0) in rows
+    assert (1.0, 0.0, 1.0) in rows

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -331,3 +331,26 @@ def test_refuses_an_infeasible_class_before_scoring():
     small = PPMHalfspaceLearner(max_hypotheses=1e2)
     with pytest.raises(ValueError, match="max_hypotheses"):
         small.fit(*_instance(0, 2, 12))
+
+
+@given(seed=st.integers(0, 10_000), d=st.sampled_from([2, 3]), n=st.integers(3, 7),
+       axis=st.booleans(), grid=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_helly_when_the_public_points_lie_on_a_flat(seed, d, n, axis, grid):
+    """Lemma 4.5 on degenerate samples: the public points span a line (a line or a plane at
+    d = 3), axis-parallel or not, on integers or not; private points anywhere, some on Aff."""
+    from tests.test_halfspaces import _on_flat
+
+    rng = np.random.default_rng(seed)
+    r = int(rng.integers(1, d))
+    n_pub = int(rng.integers(1, n))
+    X_pub = _on_flat(seed, d, r, n_pub, axis, grid)
+    on = _on_flat(seed + 1, d, r, n, axis, grid)[: n - n_pub]  # a parallel flat ...
+    on = on - on[:1] + X_pub[:1] if rng.random() < 0.5 else on  # ... or Aff itself
+    X = np.concatenate([X_pub, on])
+    public = np.arange(n) < n_pub
+    y = (~public).astype(int)
+    erm = erm_halfspace_errors(X, y)
+    hs = construct_halfspaces(X[public], n_features=d)
+    best = int(np.flatnonzero(ReferenceScorer(hs, X, y, d).histogram())[0])
+    assert best <= erm
