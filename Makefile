@@ -71,6 +71,13 @@ endif
 # there every sweep runs in one process and is mostly start-up and Hydra composition, so N_JOBS
 # sweeps run at once. The first failing sweep stops the rest (xargs: exit 255).
 SWEEPS_AT_ONCE := $(if $(filter quick,$(PROFILE)),$(N_JOBS),1)
+# C4's two inputs that are not sweeps (claims/c4_mechanism.py): ln|G| from ConstrHalf's |C_pub|
+# (scripts/log_class_size.py) and the exact price of the exponential mechanism
+# (scripts/mechanism_price.py). Made whenever a C4 sweep is in EXPERIMENTS; smaller in the quick
+# profile.
+C4_INPUTS = $(if $(filter c4_%,$(EXPERIMENTS)),yes)
+LOG_CLASS_SIZE_ARGS = $(if $(filter quick,$(PROFILE)),--max-subsets 2e4)
+MECHANISM_PRICE_ARGS = $(if $(filter quick,$(PROFILE)),--trials 3 --dims 1 2)
 # Bootstrap replicates of every slope interval in the figures.
 N_BOOT := $(if $(filter quick,$(PROFILE)),50,300)
 
@@ -81,7 +88,7 @@ export MKL_NUM_THREADS := 1
 
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test test-slurm reproduce audit figures bench clean-cache clean
+.PHONY: install test test-slurm reproduce audit c4-inputs figures bench clean-cache clean
 
 install: $(STAMP)
 
@@ -113,11 +120,16 @@ reproduce: $(STAMP)
 	   eval "$(PY) -m experiments.run --multirun experiment={}$(SUFFIX) results_root=$(RESULTS) \
 	     hydra.sweep.dir=$(OUTPUTS)/{} $$SWEEP_ARGS" || exit 255'; \
 	$(PY) -m scripts.aggregate $(addprefix $(OUTPUTS)/,$(EXPERIMENTS)) --out-root $(RESULTS)
-	$(MAKE) --no-print-directory audit figures RESULTS=$(RESULTS) PROFILE=$(PROFILE)
+	$(MAKE) --no-print-directory audit c4-inputs figures RESULTS=$(RESULTS) PROFILE=$(PROFILE) \
+	  EXPERIMENTS='$(EXPERIMENTS)'
 	@echo "== done: CSVs in $(RESULTS)/<experiment>/ (trials.csv, n_hat.csv, summary.csv), figures in $(RESULTS)/figures/, trial cache in $(RESULTS)/cache/"
 
 audit: $(STAMP)
 	$(PY) -m scripts.exact_audits --results $(RESULTS) --instances $(AUDIT_INSTANCES)
+
+c4-inputs: $(STAMP)
+	$(if $(C4_INPUTS),$(PY) -m scripts.log_class_size --out $(RESULTS)/c4_dimension/log_class_size.csv $(LOG_CLASS_SIZE_ARGS))
+	$(if $(C4_INPUTS),$(PY) -m scripts.mechanism_price --out $(RESULTS)/c4_dimension/mechanism_price.csv $(MECHANISM_PRICE_ARGS))
 
 # Figures and the verdict table from the aggregated CSVs (no experiment is rerun).
 figures: $(STAMP)

@@ -4,7 +4,7 @@
 and a free ``extra`` for what else identifies the setting), so no script parses parameters
 back out of the human-readable ``setting`` label. ``ResultStore`` hands a claim the aggregated
 tables of its experiments (``<root>/<experiment>/{trials,n_hat}.csv``, written by
-``scripts/aggregate.py``) and the number of bootstrap replicates of every slope interval.
+``analysis/aggregate.py``) and the number of bootstrap replicates of every slope interval.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from typing import Callable, Optional
 import numpy as np
 import pandas as pd
 
-from scripts.aggregate import curve_config, unique_trials
-from scripts.migrate_results import convert, needs_migration
+from analysis.aggregate import curve_config, unique_trials
 
 NAN = math.nan
 
@@ -65,17 +64,13 @@ class ResultStore:
         """``(trials, n_hat)`` of one aggregated experiment, or ``None`` if it has not been run.
 
         ``trials`` has one row per (curve, n, trial) and the ``params`` curve key; ``n_hat``
-        carries the config columns of its curves (``scripts.aggregate.curve_config``)."""
+        carries the config columns of its curves (``analysis.aggregate.curve_config``)."""
         if experiment not in self._cache:
             path = self.root / experiment
             if (path / "trials.csv").exists() and (path / "n_hat.csv").exists():
-                if needs_migration(path):  # CSVs written before issue 9's column layout
-                    print(f"{path}: old column layout, converted in memory (rewrite it with "
-                          f"python -m scripts.migrate_results {self.root} {experiment})")
-                    _, _, trials, nhat = convert(path)
-                else:
-                    trials = pd.read_csv(path / "trials.csv", low_memory=False)
-                    nhat = pd.read_csv(path / "n_hat.csv")
+                trials = pd.read_csv(path / "trials.csv", low_memory=False,
+                                     dtype={"cell_key": str})
+                nhat = pd.read_csv(path / "n_hat.csv")
                 trials = unique_trials(trials)
                 # n_hat.csv keys a curve by (learner, params); its config values come back here
                 self._cache[experiment] = (trials, curve_config(nhat, trials))

@@ -27,9 +27,9 @@ import numpy as np
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
 from claims.verdicts import Z95, fmt_interval, fmt_slope, upper_bound_verdict, verdict
-from ppm.sample_complexity import loglog_slope, sample_complexity_slope_against
+from analysis.sample_complexity import loglog_slope, sample_complexity_slope_against
 from ppm.set_cover.base import add_remove_budget, n_rounds, per_round_epsilon
-from scripts.aggregate import ERROR_COL
+from analysis.aggregate import ERROR_COL
 
 STATEMENT = "Set Cover Learner: n ~ k log D (Claim 3.4) vs k^1.5 (naive composition)"
 PAPER = "n = O~(k log D / (alpha eps)) with Claim 3.4; k^1.5 with naive composition (Thm 3.5, Ex 3.3)"

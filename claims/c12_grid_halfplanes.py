@@ -26,9 +26,9 @@ import numpy as np
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
 from claims.verdicts import fmt_slope, upper_bound_verdict, verdict
-from ppm.sample_complexity import loglog_slope, sample_complexity_slope_against
+from analysis.sample_complexity import loglog_slope, sample_complexity_slope_against
 from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds
-from scripts.aggregate import ERROR_COL
+from analysis.aggregate import ERROR_COL
 
 EXPERIMENT = "c12_grid_halfplanes"
 STATEMENT = "convex polygons on {0..T}^2: Set Cover Learner pays log T; PPM does not"

@@ -26,9 +26,9 @@ import numpy as np
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
 from claims.verdicts import fmt_slope, verdict
-from ppm.sample_complexity import (empirical_sample_complexity, loglog_slope,
+from analysis.sample_complexity import (empirical_sample_complexity, loglog_slope,
                                    sample_complexity_slope_against)
-from scripts.aggregate import ERROR_COL
+from analysis.aggregate import ERROR_COL
 
 STATEMENT = ("GenericLearner: labelled cost independent of |X|, unlabelled cost grows with "
              "log|X|")

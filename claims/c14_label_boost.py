@@ -21,10 +21,10 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
 from claims.verdicts import fmt_slope, verdict
 from ppm import bounds
-from ppm.sample_complexity import (empirical_sample_complexity, loglog_slope,
+from analysis.sample_complexity import (empirical_sample_complexity, loglog_slope,
                                    sample_complexity_slope_against)
 from ppm.semi_supervised.label_boost import base_sample_size, min_labelled
-from scripts.aggregate import ERROR_COL
+from analysis.aggregate import ERROR_COL
 
 STATEMENT = "LabelBoost wrapper: labelled cost independent of the base learner's"
 EXPERIMENTS = ("c14_label_boost", "c14_base_alone")

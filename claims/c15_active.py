@@ -17,9 +17,9 @@ import numpy as np
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
 from claims.verdicts import fmt_slope, verdict
-from ppm.sample_complexity import empirical_sample_complexity, sample_complexity_slope_against
+from analysis.sample_complexity import empirical_sample_complexity, sample_complexity_slope_against
 from ppm.semi_supervised.active import pool_size
-from scripts.aggregate import ERROR_COL
+from analysis.aggregate import ERROR_COL
 
 STATEMENT = "active learner: label queries independent of epsilon"
 EXPERIMENTS = ("c15_active_queries", "c15_generic_queries")

@@ -19,8 +19,8 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
 from claims.verdicts import upper_bound_verdict
 from ppm import bounds
-from ppm.sample_complexity import loglog_slope, sample_complexity_slope
-from scripts.aggregate import ERROR_COL
+from analysis.sample_complexity import loglog_slope, sample_complexity_slope
+from analysis.aggregate import ERROR_COL
 
 EXPERIMENTS = ("c1_realizable_d1", "c1_realizable_d2")
 STATEMENT = "realizable: n ~ 1/alpha (Thm 4.9)"

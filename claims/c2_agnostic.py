@@ -1,8 +1,8 @@
 """C2 (Theorem 4.10): agnostic sample complexity ``n ~ max(1/alpha^2, 1/(epsilon alpha))``.
 
-First reading, the hard family ``c2_hard_family`` (:class:`ppm.hard_family.MarginFamily`: one
+First reading, the hard family ``c2_hard_family`` (:class:`ppm.populations.hard_family.MarginFamily`: one
 population per target alpha, d = 1, ``P(private | x) = 1/2 -+ 4 alpha``): every learner needs
-``Omega(1/alpha^2)`` examples there (two-point argument in ``ppm/hard_family.py``), so the rate is
+``Omega(1/alpha^2)`` examples there (two-point argument in ``ppm/populations/hard_family.py``), so the rate is
 tight and the slope is judged two-sided (:func:`claims.verdicts.verdict`). Each population's
 ``n_hat`` is read at its own alpha (:func:`family_tables`).
 
@@ -27,9 +27,9 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
 from claims.verdicts import fmt_slope, upper_bound_verdict, verdict
 from ppm import bounds
-from ppm.sample_complexity import (family_sample_complexity, loglog_slope,
+from analysis.sample_complexity import (family_sample_complexity, loglog_slope,
                                    sample_complexity_slope, sample_complexity_slope_family)
-from scripts.aggregate import ERROR_COL
+from analysis.aggregate import ERROR_COL
 
 STATEMENT = "agnostic: n ~ max(1/alpha^2, 1/(epsilon alpha)) (Thm 4.10)"
 SMALL_ALPHA = 0.01  # "small alpha": where the 1/alpha^2 term must show (Thm 4.10)
@@ -92,7 +92,7 @@ def family_tables(trials: pd.DataFrame, beta: float, n_boot: int):
     """``n_hat`` of every family member at its own alpha, and the slopes per regime.
 
     Returns ``(n_hat, slopes)``: ``n_hat`` has ``learner, epsilon`` (NaN for ERM) and the
-    columns of :func:`ppm.sample_complexity.family_sample_complexity`; ``slopes`` one row per
+    columns of :func:`analysis.sample_complexity.family_sample_complexity`; ``slopes`` one row per
     (learner, epsilon, regime) with the bootstrap fit. ERM is fitted over PPM's regimes at the
     largest epsilon.
     """

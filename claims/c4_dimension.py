@@ -38,10 +38,10 @@ from claims import c4_mechanism, plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
 from claims.verdicts import NOT_MEASURED, fmt_slope, upper_bound_verdict
 from ppm import bounds
-from ppm.pooled_slope import sample_complexity_slope_pooled
-from ppm.sample_complexity import (empirical_sample_complexity, loglog_slope,
+from analysis.pooled_slope import sample_complexity_slope_pooled
+from analysis.sample_complexity import (empirical_sample_complexity, loglog_slope,
                                    sample_complexity_slope_against)
-from scripts.aggregate import ERROR_COL
+from analysis.aggregate import ERROR_COL
 
 STATEMENT = "private cost d^2 log vs non-private d"
 C1_SWEEPS = ("c1_realizable_d1", "c1_realizable_d2")
@@ -187,7 +187,7 @@ def _row(s: dict, alpha: float, n_boot: int) -> VerdictRow:
 
 def _pooled_row(sets: list[dict], n_boot: int) -> VerdictRow:
     """One common slope in d over the (epsilon, alpha) settings of one w_pub
-    (:func:`ppm.pooled_slope.sample_complexity_slope_pooled`); theory: the mean of the pooled
+    (:func:`analysis.pooled_slope.sample_complexity_slope_pooled`); theory: the mean of the pooled
     settings' ranges (the common slope of a complete design is the mean of their slopes)."""
     ppm = pd.concat([s["trials"][s["trials"].learner == "ppm"] for s in sets], ignore_index=True)
     w_pub, beta = float(ppm["w_pub"].iloc[0]), sets[0]["beta"]

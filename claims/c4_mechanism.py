@@ -30,8 +30,8 @@ import pandas as pd
 
 from claims.base import VerdictRow, beta_of
 from claims.verdicts import fmt_interval, verdict
-from ppm.sample_complexity import empirical_sample_complexity, loglog_slope
-from scripts.aggregate import ERROR_COL
+from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
+from analysis.aggregate import ERROR_COL
 
 CLASS_SIZE_CSV = "c4_dimension/log_class_size.csv"
 PRICE_CSV = "c4_dimension/mechanism_price.csv"
@@ -198,7 +198,7 @@ def _resample(t: pd.DataFrame, rng) -> pd.DataFrame:
     Each ``(n, trial)`` is one sample scored at every epsilon (the pipeline's seeds do not
     involve the learner), so the epsilons' ``n_hat`` are dependent: resampling each
     ``(epsilon, n)`` cell on its own would ignore that (as C3's paired bootstrap,
-    :func:`ppm.sample_complexity.sample_complexity_slope_paired`, explains).
+    :func:`analysis.sample_complexity.sample_complexity_slope_paired`, explains).
     """
     idx = []
     for _, g in t.groupby("n"):

@@ -20,8 +20,8 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
 from claims.verdicts import fmt_slope, verdict
 from ppm import bounds
-from ppm.sample_complexity import loglog_slope, sample_complexity_slope_against
-from scripts.aggregate import ERROR_COL
+from analysis.sample_complexity import loglog_slope, sample_complexity_slope_against
+from analysis.aggregate import ERROR_COL
 
 STATEMENT = "only the total n matters, not w_pub"
 EXPERIMENTS = ("c5_mixture_weight", "c5_mixture_weight_d2")

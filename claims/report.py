@@ -20,7 +20,7 @@ from claims.base import Claim, ResultStore, VerdictRow, rows_frame
 from claims.registry import CLAIMS
 from claims.verdicts import (CSV_FLOAT_FORMAT, combined_verdict, comparison_verdict,
                              counted, markdown_table)
-from experiments.pipeline import write_csv_atomic
+from ppm.files import write_csv_atomic
 
 DETAIL_COLUMNS = ["claim", "setting", "measured", "theory", "looseness", "verdict"]
 TABLE_COLUMNS = ["claim", "paper", "measured", "theory", "looseness", "verdict", "figure"]

@@ -5,23 +5,22 @@ sample from the population, fits the learner and every baseline on that same sam
 measures each one's true error on a fresh test sample (the same test sample for all of them,
 so comparisons are paired).
 
-Reproducible by construction: every random draw comes from a ``SeedSequence`` whose entropy
-is ``(seed, hash(population), n, trial, stream)``, and the learner's from that plus
-``hash(learner)``. Results therefore do not depend on ``n_jobs``, on the launcher, or on which
-other cells run, and the learner and the baselines see the same samples.
+Reproducible by construction: every random draw comes from a seed derived from the config and
+the trial index (:mod:`experiments.seeding`: the seed and cell-key contract), so results do not
+depend on ``n_jobs``, on the launcher, on the device or on which other cells run, and the
+learner and the baselines see the same samples.
 
 Columns: each parameter once, under the config entry that owns it (``population.*``,
 ``learner.*`` on the main learner's rows, ``baselines.<label>.*`` on a baseline's rows), see
 :mod:`experiments.columns`.
 
-Resumable: each finished trial is written atomically to
-``<results_root>/cache/<cell key>/trial_XXXXX.csv``; a rerun loads the trials already there and
-computes only the missing ones, so an interrupted sweep loses nothing it had finished.
+Resumable: each finished trial is written atomically to the trial cache
+(:mod:`experiments.cache`); a rerun loads the trials already there and computes only the
+missing ones, so an interrupted sweep loses nothing it had finished.
 """
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
 import math
@@ -33,55 +32,17 @@ import warnings
 from pathlib import Path
 
 import numba
-import numpy as np
 import pandas as pd
 from hydra.utils import get_class, instantiate
 from joblib import Parallel, delayed
-from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from experiments import columns
+from experiments import cache, columns, seeding
 from experiments.lifecycle import die_with_parent
 from ppm.diagnostics import empirical_error
+from ppm.populations import check_population
 from ppm._validation import NoPublicExamplesWarning, check_open_unit, check_positive_int
-
-CACHE_VERSION = 2  # 2: rows carry opt_test (paired excess error). Never bump it for a change of
-# columns only (it enters every cell key): read_trial converts older cached trials instead.
-# Keys that change how a cell is computed, not what it computes.
-_EXECUTION_KEYS = ("n_jobs", "threads", "progress", "results_root", "analysis",
-                   "experiment_name", "claim", "trials")
-
-
-def _execution_params(est_cfg: dict) -> tuple[str, ...]:
-    """Parameters that only choose how an estimator computes its output, declared by its class
-    (``_execution_params``): they enter neither seeds nor cache keys."""
-    return tuple(getattr(get_class(est_cfg["_target_"]), "_execution_params", ()))
-
-
-def _output_params(est_cfg: dict) -> dict:
-    skip = _execution_params(est_cfg)
-    return {k: v for k, v in est_cfg.items() if k not in skip}
-
-
-def _hash_words(obj) -> list[int]:
-    """Four 32-bit words of a stable hash of a JSON-able object (for seeds and cache keys)."""
-    blob = json.dumps(obj, sort_keys=True, default=str).encode()
-    digest = hashlib.sha256(blob).digest()
-    return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
-
-
-def _seed(entropy: list[int]) -> int:
-    """A 63-bit integer seed from a SeedSequence (stored in the CSV to replay one trial)."""
-    state = np.random.SeedSequence(entropy).generate_state(2, dtype=np.uint32)
-    return int(state[0]) << 31 | int(state[1]) >> 1
-
-
-def _to_container(cfg) -> dict:
-    if isinstance(cfg, DictConfig):
-        return OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
-    return dict(cfg)
-
 
 def _learner_label(est_cfg: dict) -> str:
     name = str(est_cfg["_target_"]).rsplit(".", 1)[-1]
@@ -112,7 +73,7 @@ def _build(est_cfg: dict, random_state):
 
 def validate_config(cfg) -> dict:
     """Check every value of a cell's config; raise ``ValueError`` before any work starts."""
-    spec = _to_container(cfg)
+    spec = seeding.to_container(cfg)
     for key in ("n", "trials", "n_test", "threads"):
         check_positive_int(spec[key], key)
     check_positive_int(spec["seed"], "seed", minimum=0)
@@ -132,7 +93,7 @@ def validate_config(cfg) -> dict:
         check_open_unit(spec["population"]["w_pub"], "population.w_pub")
     check_writable_dir(spec["results_root"], "results_root")
     try:
-        instantiate(spec["population"])
+        check_population(instantiate(spec["population"]))
     except Exception as exc:  # hydra wraps constructor errors; surface the message
         raise ValueError(f"invalid population config (population.*): {_root_message(exc)}") from exc
     for label, est_cfg in _estimators(spec):
@@ -173,17 +134,6 @@ def _root_message(exc: BaseException) -> str:
     return str(exc)
 
 
-def cell_key(spec: dict) -> str:
-    """Content hash of everything that determines a cell's trials (not how they are run)."""
-    core = {k: v for k, v in spec.items() if k not in _EXECUTION_KEYS}
-    if core.get("n_unlabelled") is None:
-        core.pop("n_unlabelled", None)  # cells without an unlabelled sample keep their keys
-    core["learner"] = _output_params(core["learner"])
-    core["baselines"] = {k: _output_params(v) for k, v in (core.get("baselines") or {}).items()}
-    core["cache_version"] = CACHE_VERSION
-    return hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:20]
-
-
 def _flatten(prefix: str, params: dict) -> dict:
     return {f"{prefix}{k}": v for k, v in params.items() if k != "_target_"}
 
@@ -195,38 +145,25 @@ def _owners(spec: dict) -> list[tuple[str, str]]:
             for i, (label, _) in enumerate(_estimators(spec))]
 
 
-def _estimator_keys(spec: dict) -> list[tuple[str, bool, list[str]]]:
-    return [(label, i == 0, [k for k in cfg if k != "_target_"])
-            for i, (label, cfg) in enumerate(_estimators(spec))]
-
-
-def read_trial(path: Path, spec: dict) -> pd.DataFrame:
-    """A cached trial in the current column layout (trials cached before issue 9 are converted:
-    the cache keys and files stay valid). pandas >= 3 reads floats exactly, so a table
-    written back carries the same text."""
-    df = pd.read_csv(path)
-    return columns.to_current_layout(df, _estimator_keys(spec))
-
-
 def run_trial(spec: dict, trial: int) -> pd.DataFrame:
     """Draw one sample, fit the learner and every baseline, measure true errors."""
-    pop_words = _hash_words(spec["population"])
-    base = [spec["seed"], *pop_words, spec["n"], trial]
     # One knob for both thread pools (BLAS in the blocked scorer, numba in the bitset scorer).
     numba.set_num_threads(min(spec["threads"], numba.config.NUMBA_NUM_THREADS))
     with threadpool_limits(limits=spec["threads"]):
-        population = instantiate(spec["population"])
-        X, y, public = population.sample(spec["n"], random_state=_seed(base + [0]))
+        population = check_population(instantiate(spec["population"]))
+        X, y, public = population.sample(
+            spec["n"], random_state=seeding.stream_seed(spec, trial, seeding.SAMPLE))
         opt = population.opt()
-        # Seed 002 hook: a separate unlabelled sample from its own seed stream (X only), passed
-        # to learners whose fit takes X_unlabelled.
+        # A separate unlabelled sample from its own seed stream (X only), for learners whose fit
+        # takes X_unlabelled (BNS15's).
         X_unl = None
         if spec.get("n_unlabelled") is not None:
-            X_unl = population.sample(spec["n_unlabelled"], random_state=_seed(base + [3]))[0]
+            X_unl = population.sample(spec["n_unlabelled"], random_state=seeding.stream_seed(
+                spec, trial, seeding.UNLABELLED))[0]
         # Paired excess error: the rule attaining OPT scored on the same test sample, so
         # err_test(h) - err_test(h_opt) is unbiased for err(h) - OPT with variance only from
         # where h and h_opt disagree (exactly err_test(h) when realizable: h_opt errs nowhere).
-        test_seed = _seed(base + [1])
+        test_seed = seeding.stream_seed(spec, trial, seeding.TEST)
         opt_test = math.nan
         if hasattr(population, "opt_predict"):
             if getattr(population, "realizable", False):
@@ -238,7 +175,7 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
         rows = []
         owned = dict(_owners(spec))
         for label, est_cfg in _estimators(spec):
-            learner_seed = _seed(base + [2, *_hash_words([label, _output_params(est_cfg)])])
+            learner_seed = seeding.learner_seed(spec, trial, label, est_cfg)
             est = _build(est_cfg, random_state=learner_seed)
             t0 = time.perf_counter()
             takes_unl = "X_unlabelled" in inspect.signature(est.fit).parameters
@@ -282,28 +219,8 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
     return columns.order_columns(pd.DataFrame(rows))
 
 
-def write_csv_atomic(df: pd.DataFrame, path: Path, **to_csv) -> None:
-    """Write a CSV via a temporary file and a rename: readers never see a partial file.
-
-    ``to_csv``: further arguments of ``DataFrame.to_csv`` (e.g. ``float_format``).
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        df.to_csv(tmp, index=False, **to_csv)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _trial_path(cell_dir: Path, trial: int) -> Path:
-    return cell_dir / f"trial_{trial:05d}.csv"
-
-
 def _run_and_store(spec: dict, trial: int, cell_dir: str) -> int:
-    write_csv_atomic(run_trial(spec, trial), _trial_path(Path(cell_dir), trial))
+    cache.write_trial(run_trial(spec, trial), cache.trial_path(Path(cell_dir), trial))
     return trial
 
 
@@ -315,11 +232,11 @@ def _run_and_store_in_worker(spec: dict, trial: int, cell_dir: str, parent: int)
 def run(cfg) -> pd.DataFrame:
     """Run (or resume) one cell; return its tidy trials table, one row per (trial, learner)."""
     spec = validate_config(cfg)
-    key = cell_key(spec)
+    key = seeding.cell_key(spec)
     cell_dir = Path(spec["results_root"]).resolve() / "cache" / key
     cell_dir.mkdir(parents=True, exist_ok=True)
     (cell_dir / "config.json").write_text(json.dumps(spec, sort_keys=True, indent=1, default=str))
-    todo = [t for t in range(spec["trials"]) if not _trial_path(cell_dir, t).exists()]
+    todo = [t for t in range(spec["trials"]) if not cache.trial_path(cell_dir, t).exists()]
     if todo:
         show = spec["progress"] and not os.environ.get("CI") and sys.stderr.isatty()
         desc = f"{spec['experiment_name']} n={spec['n']}"
@@ -332,7 +249,7 @@ def run(cfg) -> pd.DataFrame:
                        for t in todo)
             for _ in tqdm(results, total=len(todo), desc=desc, disable=not show):
                 pass
-    frames = [read_trial(_trial_path(cell_dir, t), spec) for t in range(spec["trials"])]
+    frames = [cache.read_trial(cache.trial_path(cell_dir, t)) for t in range(spec["trials"])]
     df = pd.concat(frames, ignore_index=True)
     # Trials cached by another experiment carry that experiment's execution-only settings
     # (which cannot change a result), or none at all when they were cached before a setting
@@ -340,7 +257,7 @@ def run(cfg) -> pd.DataFrame:
     owned = dict(_owners(spec))
     for label, est_cfg in _estimators(spec):
         rows = df["learner"] == label
-        for param in _execution_params(est_cfg):
+        for param in seeding.execution_params(est_cfg):
             if param in est_cfg:
                 col, value = f"{owned[label]}{param}", est_cfg[param]
                 # a column read as all-NaN floats (cached with None) takes a path only as object

@@ -4,7 +4,7 @@
     .venv/bin/python -m experiments.run n=200 population.d=2 learner.epsilon=0.5  # one cell
 
 Each job (one cell of the sweep) writes ``trials.csv`` into its Hydra output directory
-(a single cell: ``outputs/single/<timestamp>/``, printed at the end); ``scripts/aggregate.py``
+(a single cell: ``outputs/single/<timestamp>/``, printed at the end); ``analysis/aggregate.py``
 collects them. Finished trials are cached under ``<results_root>/cache`` so an interrupted
 sweep resumes where it stopped.
 

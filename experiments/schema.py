@@ -3,8 +3,8 @@
 Value ranges (epsilon > 0, w_pub in [0, 1], ...) are checked by
 :func:`experiments.pipeline.validate_config` before any work, because structured configs only
 check types. Groups mirror the code: ``population/`` -> :mod:`ppm.populations` (and
-:mod:`ppm.hard_family`, :mod:`ppm.set_cover`, :mod:`ppm.semi_supervised`), ``learner/`` ->
-:mod:`ppm.learner` (schema built from the class signature: :func:`estimator_conf`),
+:mod:`ppm.populations.hard_family`, :mod:`ppm.set_cover`, :mod:`ppm.semi_supervised`), ``learner/`` ->
+:mod:`ppm.core.learner` (schema built from the class signature: :func:`estimator_conf`),
 ``baseline/`` -> :mod:`ppm.baselines` & co. (each file names a ``_target_`` and only the values
 it sets: a schema would fill in the class defaults, and every value written enters the seeds
 and cache keys; the class's ``_validate_params`` checks them before any work),
@@ -79,7 +79,7 @@ class BigGridThresholdsConf:
 
 @dataclass
 class MarginFamilyConf:
-    _target_: str = "ppm.hard_family.MarginFamily"
+    _target_: str = "ppm.populations.MarginFamily"
     alpha_target: float = 0.01
     c: float = 4.0
     orientation: int = 1
@@ -88,7 +88,7 @@ class MarginFamilyConf:
 
 @dataclass
 class BreastCancerConf:
-    _target_: str = "ppm.datasets.BreastCancer"
+    _target_: str = "ppm.populations.BreastCancer"
     features: List[str] = field(default_factory=lambda: ["mean texture", "worst area"])
 
 

@@ -35,7 +35,7 @@ import pandas as pd
 ROOT = Path.cwd() if (Path.cwd() / "claims").is_dir() else Path.cwd().parent
 sys.path.insert(0, str(ROOT))
 from claims.registry import CLAIMS, experiments  # noqa: E402
-from ppm.sample_complexity import empirical_sample_complexity  # noqa: E402
+from analysis.sample_complexity import empirical_sample_complexity  # noqa: E402
 
 ARGS = [a for a in sys.argv[1:] if not a.startswith("-") and not a.endswith(".json")]
 RESULTS = Path(ARGS[0]) if ARGS else ROOT / "results"

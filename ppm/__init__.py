@@ -4,8 +4,8 @@ Reference implementation of Bassily, Moran, Nandi (NeurIPS 2020): Algorithm 1 (`
 :func:`construct_halfspaces`) and Algorithm 2 (``LearnHalf``, :class:`PPMHalfspaceLearner`).
 """
 
-from .halfspaces import PublicHalfspaces, construct_halfspaces
-from .learner import PPMHalfspaceLearner, learn_halfspace
+from ppm.core.halfspaces import PublicHalfspaces, construct_halfspaces
+from ppm.core.learner import PPMHalfspaceLearner, learn_halfspace
 
 __all__ = [
     "PPMHalfspaceLearner",

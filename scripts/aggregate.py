@@ -1,31 +1,9 @@
-"""Collect the per-job ``trials.csv`` of one sweep into a tidy table and its ``n_hat`` table.
+"""Aggregate sweeps: one ``trials.csv`` and one ``n_hat.csv`` per experiment.
 
-    python -m scripts.aggregate outputs/<experiment> --out results/<experiment>
+    python -m scripts.aggregate outputs/<experiment> --out results/quick/<experiment>
     python -m scripts.aggregate outputs/<exp1> outputs/<exp2> ... --out-root results
 
-Writes ``<out>/trials.csv`` (one row per trial and learner, every config value a column once,
-under the config entry that owns it: ``experiments/columns.py``) and ``<out>/n_hat.csv``
-(SPEC section 5: ``n_hat(alpha, beta)`` with Clopper-Pearson-derived interval per curve and
-alpha). The error used is ``excess_error`` (= error - OPT; equal to the error in the
-realizable case), the quantity both theorems bound.
-
-A curve of ``n_hat.csv`` is identified by
-
-- ``learner``: its label (unique within an experiment);
-- ``params``: the learner's *own* parameters that vary within the table, as one readable key
-  such as ``epsilon=0.1`` (``name=value`` sorted by name, joined by ``", "``; ``-`` when none
-  varies). Only the columns that learner owns count (``learner.*`` for the main learner,
-  ``baselines.<label>.*`` for a baseline), and never an execution-only setting (one that takes
-  several values within one cell: it does not enter the cell key);
-- the shared config columns that vary (``population.*``, ``n_unlabelled``, ``seed``, ...),
-  which every row has.
-
-Why one key string rather than a column per parameter: in a wide table every learner's
-parameter is a column of every row, empty (NaN) on the other learners' rows, and those NaN-filled
-curve keys were what made the first layout hard to read and to filter; a long table (one row
-per curve and parameter) does not hold ``n_hat`` with its interval. The string is a key, not
-data: the values stay in ``trials.csv`` under their owner's column, and
-``claims.base.ResultStore`` joins them back onto ``n_hat`` rows by ``(learner, params)``.
+The tables and their layout: :mod:`analysis.aggregate`.
 """
 
 from __future__ import annotations
@@ -33,136 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from omegaconf import OmegaConf
-
-from experiments import columns
-from experiments.pipeline import _estimator_keys, write_csv_atomic
-from ppm.sample_complexity import empirical_sample_complexity
-
-ERROR_COL = "excess_error"
-PARAMS = "params"
-NO_PARAMS = "-"
-# Columns that are measured or bookkeeping, never configuration (n is the x axis of a curve).
-_NOT_CONFIG = (set(columns.MEASURED) - {"learner", "n_unlabelled", "n_test", "seed"}) | {"cell_key"}
-
-
-def _fmt(value) -> str:
-    """A parameter value in a key: numbers exactly and short (1.0 -> "1", 1e-08 stays)."""
-    if isinstance(value, (bool, np.bool_, str)):
-        return str(value)
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        text = repr(float(value))
-        return text[:-2] if text.endswith(".0") else text
-    return str(value)
-
-
-def _execution_only(rows: pd.DataFrame, col: str) -> bool:
-    """Several values within one cell: the setting does not enter the cell key."""
-    return "cell_key" in rows.columns and rows.groupby("cell_key")[col].nunique(dropna=False).max() > 1
-
-
-def curve_params(df: pd.DataFrame) -> pd.Series:
-    """The ``params`` key of every row (module docstring)."""
-    out = pd.Series(NO_PARAMS, index=df.index, dtype=object)
-    owned = [c for c in df.columns if columns.is_owner_column(c)]
-    for label, rows in df.groupby("learner", sort=False):
-        mine = [c for c in owned if c.startswith((columns.MAIN, f"baselines.{label}."))]
-        keys = sorted((c for c in mine if rows[c].nunique(dropna=False) > 1
-                       and not _execution_only(rows, c)), key=lambda c: c.rsplit(".", 1)[1])
-        if not keys:
-            continue
-        parts = [[f"{c.rsplit('.', 1)[1]}={_fmt(v)}" if pd.notna(v) else "" for v in rows[c]]
-                 for c in keys]
-        out[rows.index] = [", ".join(p for p in row if p) or NO_PARAMS for row in zip(*parts)]
-    return out
-
-
-def with_params(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with its ``params`` key column (kept if already there)."""
-    return df if PARAMS in df.columns else df.assign(**{PARAMS: curve_params(df)})
-
-
-def curve_columns(df: pd.DataFrame) -> list[str]:
-    """``learner``, ``params``, and the shared config columns that vary in ``df``."""
-    shared = [c for c in df.columns if c not in _NOT_CONFIG and c not in ("learner", PARAMS)
-              and not columns.is_owner_column(c)]
-    return ["learner", PARAMS, *[c for c in shared if df[c].nunique(dropna=False) > 1]]
-
-
-def unique_trials(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per (curve, n, trial), with the ``params`` key: drop the copies of a baseline
-    repeated across cells.
-
-    A baseline that does not take the swept parameter (e.g. ERM in an epsilon sweep) sees the
-    same samples in every cell (seeds do not depend on the learner config) and so appears once
-    per cell with identical errors; counting those copies as extra trials would shrink its
-    intervals. Every copy is identical except for the timing, so keeping the first is exact.
-    """
-    df = with_params(df)
-    key = [*curve_columns(df), "n", "trial"]
-    spread = df.groupby(key, dropna=False)["error"].nunique(dropna=False)
-    if (spread > 1).any():
-        raise ValueError(f"rows with the same curve, n and trial disagree on the error: "
-                         f"{spread[spread > 1].index[0]}")
-    return df.drop_duplicates(subset=key, keep="first")
-
-
-def curve_config(nhat: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
-    """``nhat`` with every config column of its curves joined from ``trials`` (by ``learner``,
-    ``params`` and the other key columns): e.g. ``learner.epsilon`` on the main learner's rows,
-    ``population.w_pub``; a column a learner does not own stays empty on its rows."""
-    trials = with_params(trials)
-    key = [c for c in nhat.columns if c in trials.columns]
-    extra = [c for c in trials.columns if c not in key and c not in _NOT_CONFIG
-             and c not in columns.HEAD]
-    lookup = trials[key + extra].drop_duplicates(key)
-    return nhat.merge(lookup, on=key, how="left", validate="many_to_one")
-
-
-def n_hat_table(df: pd.DataFrame, alphas, beta, confidence) -> pd.DataFrame:
-    by = curve_columns(df)
-    df = unique_trials(df)
-    frames = []
-    for key, group in df.groupby(by, sort=True, dropna=False):
-        if not np.isfinite(group[ERROR_COL]).all():
-            # No OPT for this curve (real data: the population is unknown), so no excess error
-            # and no n_hat; its errors are still in trials.csv.
-            continue
-        nh = empirical_sample_complexity(group, alphas, beta, error_col=ERROR_COL,
-                                         confidence=confidence)
-        for i, (col, val) in enumerate(zip(by, key if isinstance(key, tuple) else (key,))):
-            nh.insert(i, col, val)
-        frames.append(nh)
-    if not frames:
-        return pd.DataFrame(columns=[*by, "alpha", "beta", "n_hat", "n_hat_lo", "n_hat_hi",
-                                     "censored", "min_trials"])
-    return pd.concat(frames, ignore_index=True)
-
-
-def _read_job(job: Path) -> pd.DataFrame:
-    """One job's ``trials.csv``, floats read exactly, in the current column layout (a job
-    written before issue 9 is converted with the learners of its own config)."""
-    df = pd.read_csv(job / "trials.csv", low_memory=False)
-    if columns.is_old_layout(df):
-        cfg = OmegaConf.to_container(OmegaConf.load(job / ".hydra" / "config.yaml"), resolve=True)
-        df = columns.to_current_layout(df, _estimator_keys(cfg))
-    return df
-
-
-def aggregate(sweep_dir: Path, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    jobs = sorted(p.parent for p in sweep_dir.glob("*/trials.csv"))
-    if not jobs:
-        raise SystemExit(f"no */trials.csv under {sweep_dir}: did the sweep run?")
-    df = pd.concat([_read_job(j) for j in jobs], ignore_index=True)
-    df = columns.order_columns(df)
-    df = df.sort_values(["learner", "n", "trial"], kind="stable").reset_index(drop=True)
-    analysis = OmegaConf.load(jobs[0] / ".hydra" / "config.yaml").analysis
-    nh = n_hat_table(df, list(analysis.alphas), analysis.beta, analysis.confidence)
-    write_csv_atomic(df, out / "trials.csv")
-    write_csv_atomic(nh, out / "n_hat.csv")
-    return df, nh
+from analysis.aggregate import aggregate
 
 
 def main(argv=None) -> None:

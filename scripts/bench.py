@@ -5,7 +5,7 @@
 
 **Floor.** Exact sampling touches every hypothesis of ``G`` once, so the floor is one histogram
 increment per hypothesis: a numba loop on ``threads`` threads that only increments a small
-histogram along a +-1 random walk (:func:`ppm._sweep_kernels.floor_walk`). It is measured in
+histogram along a +-1 random walk (:func:`ppm.core._sweep_kernels.floor_walk`). It is measured in
 the same run, and every fit is reported as ``hypotheses_per_s`` and ``fraction_of_floor``.
 
 For each (d, n) it fits PPMHalfspaceLearner with every fast scorer (sort for d = 1; for
@@ -68,7 +68,7 @@ def _floor(threads, queue):
     import numba
     import numpy as np
 
-    from ppm._sweep_kernels import floor_walk
+    from ppm.core._sweep_kernels import floor_walk
 
     numba.set_num_threads(threads)
     rng = np.random.default_rng(0)

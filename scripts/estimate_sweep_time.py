@@ -9,7 +9,7 @@ cell costs about ``sum_trials |G_trial| / rate``. This script
    one timed fit per d in ``{2, 3}`` (and reports the time of one d = 3, w_pub = 0.1, n = 200
    fit);
 2. replays every job of each experiment's sweep with the pipeline's own seeds
-   (:func:`experiments.pipeline._seed`), so each trial's ``n_pub`` is the one the sweep will
+   (:func:`experiments.seeding.stream_seed`), so each trial's ``n_pub`` is the one the sweep will
    draw, and takes ``|G|`` from the general-position ``|C_pub| = 2 sum_{i<=d} C(n_pub, i)``
    (what ConstrHalf returns on these Gaussian points; scripts/log_class_size.py checks it);
 3. prints the CPU time ``sum |G| / rate`` per experiment and the wall time on 2 cores
@@ -28,7 +28,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from experiments.callbacks import sweep_job_overrides
-from experiments.pipeline import _hash_words, _seed, _to_container
+from experiments import seeding
 from experiments.run import CONFIG_DIR
 from experiments.schema import register_configs
 from ppm import PPMHalfspaceLearner
@@ -58,17 +58,15 @@ def sweep_hypotheses(experiment: str) -> tuple[float, int, int]:
                 for combo in _product([str(v).split(",") for v in params.values()])]
         total, trials = 0.0, 0
         for ov in jobs:
-            spec = _to_container(compose(config_name="config",
+            spec = seeding.to_container(compose(config_name="config",
                                          overrides=[f"experiment={experiment}", *ov]))
             pop_cfg = spec["population"]
             d = pop_cfg["d"]
             if d < 2:
                 continue
             pop = GaussianClusters(**{k: v for k, v in pop_cfg.items() if k != "_target_"})
-            words = _hash_words(pop_cfg)
             for t in range(spec["trials"]):
-                _, _, public = pop.sample(spec["n"], _seed([spec["seed"], *words, spec["n"],
-                                                            t, 0]))
+                _, _, public = pop.sample(spec["n"], seeding.stream_seed(spec, t, seeding.SAMPLE))
                 m = num_halfspaces_upper(int(public.sum()), d)
                 total += hypothesis_class_size_from_halfspaces(m, d)
                 trials += 1

@@ -4,10 +4,10 @@
 
 C6: on random small samples (d = 1, 2, 3; labels arbitrary, public w.p. 1/2), the EXACT output
 distribution of ``PPMHalfspaceLearner.fit`` is computed through its production path
-(:func:`ppm.audit.exact_output_distribution`: the learner's own ``_mechanism_scorer``, the
+(:func:`ppm.diagnostics.audit.exact_output_distribution`: the learner's own ``_mechanism_scorer``, the
 scorer's ``histogram()`` and its rank pass ``find`` for every ``(level, rank)``). One private
 example is replaced by a point of EVERY cell of the arrangement of the public halfspaces
-(:func:`ppm.audit.arrangement_cells`: one point per realisable membership pattern, faces of
+(:func:`ppm.diagnostics.audit.arrangement_cells`: one point per realisable membership pattern, faces of
 every dimension and the complement of ``Aff``), with both labels: every neighbour up to
 equivalence. The privacy loss ``max_g |log P[g] - log P'[g]|`` must not exceed epsilon.
 Scorers: the neighbours of instance k are audited with one method (auto, sweep, bitset,
@@ -43,12 +43,12 @@ import pandas as pd
 from joblib import Parallel, delayed
 from scipy.optimize import linprog
 
-from experiments.pipeline import write_csv_atomic
+from ppm.files import write_csv_atomic
 from ppm import construct_halfspaces
-from ppm.audit import exact_output_distribution, neighbour_losses, privacy_loss
+from ppm.diagnostics.audit import exact_output_distribution, neighbour_losses, privacy_loss
 from ppm.baselines import ERMHalfspace
-from ppm.hypothesis_class import ReferenceScorer, class_size
-from ppm.learner import make_scorer
+from ppm.core.hypothesis_class import ReferenceScorer, class_size
+from ppm.core.learner import make_scorer
 from claims import c6_privacy, c7_helly
 from claims.base import ResultStore
 from claims.report import write_claim

@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 from claims.c2_agnostic import family_tables
-from experiments.pipeline import write_csv_atomic
-from scripts.aggregate import unique_trials
+from ppm.files import write_csv_atomic
+from analysis.aggregate import unique_trials
 
 
 def main(argv=None) -> None:

@@ -5,7 +5,7 @@
 For d = 1..6 and several ``n_pub``, draws ``n_pub`` public points from the C4 population (the
 public, label-0 side of ``GaussianClusters(d, margin=0.1)``: ``w_pub = 1``; one draw of
 ``max(n_pub)`` points per d, prefixes for the smaller ``n_pub``), runs ``ConstrHalf``
-(:func:`ppm.halfspaces.construct_halfspaces`, with its deduplication) and computes
+(:func:`ppm.core.halfspaces.construct_halfspaces`, with its deduplication) and computes
 
     |G| = 1 + sum_{j=1..d} C(|C_pub|, j)
 
@@ -34,9 +34,9 @@ from pathlib import Path
 import pandas as pd
 
 from claims.c4_mechanism import fit_d2, local_exponents  # the claim's analysis of this table
-from experiments.pipeline import write_csv_atomic
+from ppm.files import write_csv_atomic
 from ppm.bounds import hypothesis_class_size_from_halfspaces, num_halfspaces_upper
-from ppm.halfspaces import construct_halfspaces
+from ppm.core.halfspaces import construct_halfspaces
 from ppm.populations import GaussianClusters
 
 DIMS = (1, 2, 3, 4, 5, 6)

@@ -4,12 +4,12 @@
 
 NON-PRIVATE RESEARCH DIAGNOSTIC: this script reads the score histogram of ``G`` on the whole
 sample, private examples included (the same histogram ``PPMHalfspaceLearner.fit`` builds with
-:func:`ppm.learner.make_scorer`), which a released model must never expose.
+:func:`ppm.core.learner.make_scorer`), which a released model must never expose.
 
 At fixed ``n`` (C4 population ``GaussianClusters(d, margin=0.1, w_pub=0.5)``), for each trial
 sample it builds ``C_pub`` from the public points, the exact histogram ``count[m]`` of the
 training mistakes over ``G``, and from it, without sampling, the law of the mechanism's level
-``P[m(g_hat) = m] ∝ count[m] exp(-epsilon m / 2)`` (:func:`ppm.mechanism.
+``P[m(g_hat) = m] ∝ count[m] exp(-epsilon m / 2)`` (:func:`ppm.core.mechanism.
 level_log_probabilities`). Reported per (d, epsilon, trial):
 
 * ``excess_mean = E[m(g_hat)] - min_G m`` and ``excess_q = `` the ``(1 - beta)``-quantile of
@@ -30,12 +30,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.pipeline import write_csv_atomic
+from ppm.files import write_csv_atomic
 from ppm.bounds import em_excess
-from ppm.halfspaces import construct_halfspaces
-from ppm.hypothesis_class import class_size
-from ppm.learner import make_scorer
-from ppm.mechanism import level_log_probabilities
+from ppm.core.halfspaces import construct_halfspaces
+from ppm.core.hypothesis_class import class_size
+from ppm.core.learner import make_scorer
+from ppm.core.mechanism import level_log_probabilities
 from ppm.populations import GaussianClusters
 
 

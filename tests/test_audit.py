@@ -1,4 +1,4 @@
-"""The exact privacy audit (ppm.audit): production path, complete neighbour cells, can fail."""
+"""The exact privacy audit (ppm.diagnostics.audit): production path, complete neighbour cells, can fail."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import itertools
 import numpy as np
 import pytest
 
-import ppm.audit as audit
+import ppm.diagnostics.audit as audit
 from ppm import PPMHalfspaceLearner, construct_halfspaces
-from ppm.audit import (arrangement_cells, exact_output_distribution, neighbour_losses,
+from ppm.diagnostics.audit import (arrangement_cells, exact_output_distribution, neighbour_losses,
                        privacy_loss)
-from ppm.hypothesis_class import BitsetScorer, iter_hypotheses
+from ppm.core.hypothesis_class import BitsetScorer, iter_hypotheses
 
 METHODS = ("auto", "sweep", "bitset", "blocked", "reference")
 
@@ -146,7 +146,7 @@ def test_helly_on_collinear_public_points():
     x = 1 (= Aff), private (1, 0) on Aff and (0, 2) off it, label-determined. A halfspace
     (y >= 0.5 cut inside Aff) makes 0 mistakes; every hypothesis of G makes >= 1, because the
     singleton hyperplanes through (1, 1) and (1, 2) are both x = 1 (they contain Aff)."""
-    from ppm.learner import make_scorer
+    from ppm.core.learner import make_scorer
 
     X = np.array([[1.0, 1.0], [1.0, 0.0], [1.0, 2.0], [0.0, 2.0]])
     public = np.array([True, False, True, False])

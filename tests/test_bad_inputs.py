@@ -26,7 +26,7 @@ from ppm import PPMHalfspaceLearner
 from ppm._validation import NoPublicExamplesWarning
 from ppm.baselines import ERMHalfspace, PublicOnly
 from ppm.populations import GaussianClusters
-from ppm.semi_private import SemiPrivateHalfspaceLearner
+from ppm.baselines.semi_private import SemiPrivateHalfspaceLearner
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["n=8", "trials=1", "n_test=100", "population.d=1"]

@@ -17,7 +17,7 @@ from ppm.baselines import (
     PublicOnly,
     public_scaling,
 )
-from ppm.datasets import BreastCancer, load_breast_cancer_ppm
+from ppm.populations.datasets import BreastCancer, load_breast_cancer_ppm
 from ppm.populations import GaussianClusters
 
 

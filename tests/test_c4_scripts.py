@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ppm import PPMHalfspaceLearner
-from ppm.halfspaces import construct_halfspaces
-from ppm.hypothesis_class import ReferenceScorer, iter_hypotheses
+from ppm.core.halfspaces import construct_halfspaces
+from ppm.core.hypothesis_class import ReferenceScorer, iter_hypotheses
 from ppm.populations import GaussianClusters
 from claims.c4_mechanism import fit_d2
 from scripts.log_class_size import class_size_rows

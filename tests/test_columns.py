@@ -1,8 +1,7 @@
-"""The CSV layout (each parameter once), its migration, and the trial cache restored from trials.csv.
+"""The CSV layout (each parameter once) and the trial cache restored from trials.csv.
 
-Cache keys must not change with the layout (other sweeps' caches must still resume), a trial
-cached in the first layout must be read as if the pipeline had written it now, and a cache
-restored from an aggregated ``trials.csv`` must be byte for byte the pipeline's own.
+Cache keys must not change with the layout (other sweeps' caches must still resume), and a
+cache restored from an aggregated ``trials.csv`` must be byte for byte the pipeline's own.
 """
 
 from __future__ import annotations
@@ -18,8 +17,9 @@ from omegaconf import OmegaConf
 
 import experiments.pipeline as pipeline
 from experiments.schema import register_configs
-from scripts import migrate_results, restore_cache
-from scripts.aggregate import aggregate, curve_columns, curve_config, unique_trials
+from experiments import cache as restore_cache
+from experiments import seeding
+from analysis.aggregate import aggregate, curve_columns, curve_config, unique_trials
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
@@ -37,7 +37,7 @@ def _compose(overrides):
 
 def _sweep(tmp: Path, root: Path, experiment="c10_homogeneity", cells=CELLS) -> Path:
     """Run the cells as a multirun would: one job directory per cell with its trials.csv and
-    .hydra/config.yaml (what scripts.aggregate reads)."""
+    .hydra/config.yaml (what analysis.aggregate reads)."""
     sweep = tmp / f"sweep_{len(list(tmp.glob('sweep_*')))}"
     for i, over in enumerate(cells):
         cfg = _compose([f"experiment={experiment}", f"results_root={root}", *TINY, *over])
@@ -51,27 +51,6 @@ def _sweep(tmp: Path, root: Path, experiment="c10_homogeneity", cells=CELLS) -> 
 def _cache_bytes(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes()
             for p in sorted((root / "cache").glob("*/trial_*.csv"))}
-
-
-def _to_first_layout(df: pd.DataFrame, main: str) -> pd.DataFrame:
-    """The layout before issue 9, written out independently of experiments/columns.py: bare
-    d / w_pub / epsilon, every learner's parameters under learner.*, no seed-002 columns."""
-    old = df.copy()
-    old["d"] = old["population.d"]
-    old["w_pub"] = old.get("population.w_pub", np.nan)
-    old["epsilon"] = np.nan
-    for label in old["learner"].unique():
-        rows = old["learner"] == label
-        prefix = "learner." if label == main else f"baselines.{label}."
-        for col in [c for c in old.columns if c.startswith(prefix)]:
-            param = col[len(prefix):]
-            if f"learner.{param}" not in old.columns:
-                old[f"learner.{param}"] = pd.Series(np.nan, index=old.index, dtype=object)
-            old.loc[rows, f"learner.{param}"] = old.loc[rows, col]
-            if param == "epsilon":
-                old.loc[rows, "epsilon"] = old.loc[rows, col]
-    return old.drop(columns=[c for c in old.columns if c.startswith("baselines.")]
-                    + ["n_unlabelled", "n_label_queries", "n_pool"])
 
 
 def test_each_parameter_is_written_once_under_its_owner(tmp_path):
@@ -103,21 +82,7 @@ def test_cell_keys_are_those_of_the_committed_trials(experiment, overrides):
     committed trials carry (so existing caches resume)."""
     spec = pipeline.validate_config(_compose([f"experiment={experiment}", *overrides]))
     committed = pd.read_csv(ROOT / "results" / experiment / "trials.csv", low_memory=False)
-    assert pipeline.cell_key(spec) in set(committed["cell_key"])
-
-
-def test_trials_cached_in_the_first_layout_resume_unchanged(tmp_path, monkeypatch):
-    cfg = _compose(["experiment=c10_homogeneity", f"results_root={tmp_path}", "n=12", *TINY])
-    new = pipeline.run(cfg)
-    for path in (tmp_path / "cache").glob("*/trial_*.csv"):
-        _to_first_layout(pd.read_csv(path), "ppm").to_csv(path, index=False)
-    assert "w_pub" in pd.read_csv(next((tmp_path / "cache").glob("*/trial_*.csv"))).columns
-    calls = []
-    real = pipeline.run_trial
-    monkeypatch.setattr(pipeline, "run_trial", lambda s, t: (calls.append(t), real(s, t))[1])
-    again = pipeline.run(cfg)
-    assert calls == []
-    pd.testing.assert_frame_equal(again, new)
+    assert seeding.cell_key(spec) in set(committed["cell_key"])
 
 
 def test_n_hat_curves_are_learner_and_own_params_without_nan_keys(tmp_path):
@@ -147,21 +112,6 @@ def test_execution_settings_never_enter_the_params_key(tmp_path):
                                "learner.max_hypotheses=5e9"]))
     both = unique_trials(pd.concat([a, b], ignore_index=True))
     assert set(both["params"]) == {"-"} and len(both) == 2
-
-
-def test_migration_rewrites_the_first_layout_and_is_idempotent(tmp_path):
-    aggregate(_sweep(tmp_path, tmp_path), tmp_path / "res" / "c10_homogeneity")
-    exp = tmp_path / "res" / "c10_homogeneity"
-    current, nhat = (exp / "trials.csv").read_bytes(), (exp / "n_hat.csv").read_bytes()
-    old = _to_first_layout(pd.read_csv(exp / "trials.csv"), "ppm")
-    old.to_csv(exp / "trials.csv", index=False)
-    (exp / "n_hat.csv").unlink()
-    migrate_results.main([str(tmp_path / "res")])
-    assert (exp / "trials.csv").read_bytes() == current
-    assert (exp / "n_hat.csv").read_bytes() == nhat
-    before = {p: p.read_bytes() for p in exp.iterdir()}
-    assert "already" in migrate_results.migrate(exp)
-    assert {p: p.read_bytes() for p in exp.iterdir()} == before
 
 
 def test_restored_cache_is_the_pipelines_own(tmp_path, monkeypatch):
@@ -216,18 +166,14 @@ def test_committed_experiments_are_restored_but_stay_in_the_quick_profile():
     assert {e + registry.QUICK_SUFFIX for e in committed} <= set(quick)
 
 
-def test_results_in_the_first_layout_are_read_as_if_migrated(tmp_path, capsys):
-    """make figures before the migration: ResultStore converts in memory, same tables."""
-    from claims.base import ResultStore
-
-    exp = tmp_path / "res" / "c10_homogeneity"
-    aggregate(_sweep(tmp_path, tmp_path), exp)
-    trials, nhat = ResultStore(tmp_path / "res").load("c10_homogeneity")
-    old_nhat = pd.read_csv(exp / "n_hat.csv").drop(columns="params")
-    old_nhat.to_csv(exp / "n_hat.csv", index=False)
-    _to_first_layout(pd.read_csv(exp / "trials.csv"), "ppm").to_csv(exp / "trials.csv",
-                                                                    index=False)
-    trials2, nhat2 = ResultStore(tmp_path / "res").load("c10_homogeneity")
-    assert "converted in memory" in capsys.readouterr().out
-    pd.testing.assert_frame_equal(trials2.reset_index(drop=True), trials.reset_index(drop=True))
-    pd.testing.assert_frame_equal(nhat2, nhat)
+def test_a_cell_key_that_looks_like_a_number_stays_text(tmp_path):
+    """A hex key of digits and one 'e' (45e0959...) parses as the float inf; aggregated tables
+    once carried 'inf' for such a cell, which a restored cache then never found."""
+    root = tmp_path / "results"
+    sweep = _sweep(tmp_path, root, cells=CELLS[:1])
+    job = sweep / "0" / "trials.csv"
+    job.write_text(job.read_text().replace(pd.read_csv(job)["cell_key"].iloc[0],
+                                           "45e09596829787507045"))
+    aggregate(sweep, root / "c10_homogeneity")
+    assert set(pd.read_csv(root / "c10_homogeneity" / "trials.csv", dtype=str)["cell_key"]) == {
+        "45e09596829787507045"}

@@ -1,4 +1,4 @@
-"""Tests of ppm.datasets (SPEC section 8: the breast-cancer data in the PPM model)."""
+"""Tests of ppm.populations.datasets (SPEC section 8: the breast-cancer data in the PPM model)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
 
-from ppm.datasets import DEFAULT_FEATURES, BreastCancer, load_breast_cancer_ppm
+from ppm.populations.datasets import DEFAULT_FEATURES, BreastCancer, load_breast_cancer_ppm
 
 
 def test_whole_data_label_determined_counts():

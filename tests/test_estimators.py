@@ -14,8 +14,8 @@ from sklearn.exceptions import NotFittedError
 from ppm import PPMHalfspaceLearner
 from ppm.baselines import (DPLogisticRegression, ERMHalfspace, LogisticRegressionBaseline,
                            PublicOnly)
-from ppm.fully_private import GridExponentialMechanism
-from ppm.semi_private import SemiPrivateHalfspaceLearner
+from ppm.baselines.fully_private import GridExponentialMechanism
+from ppm.baselines.semi_private import SemiPrivateHalfspaceLearner
 from ppm.set_cover import GreedySetCover, SetCoverLearner
 from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, LabelBoostLearner,
                                  PrivateActiveLearner)

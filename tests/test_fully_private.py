@@ -9,15 +9,15 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn.base import clone
 
-import ppm.fully_private as fp
+import ppm.baselines.fully_private as fp
 from ppm.diagnostics import n_mistakes, score_histogram
-from ppm.fully_private import (
+from ppm.baselines.fully_private import (
     GridExponentialMechanism,
     grid_points,
     grid_threshold_scores,
     hypothesis_of,
 )
-from ppm.mechanism import level_log_probabilities
+from ppm.core.mechanism import level_log_probabilities
 
 
 # -- an independent, plain-Python model of the class ---------------------------------------------

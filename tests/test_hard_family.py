@@ -1,4 +1,4 @@
-"""Tests of ppm.hard_family.MarginFamily (claim C2's hard family) and its family analysis."""
+"""Tests of ppm.populations.MarginFamily (claim C2's hard family) and its family analysis."""
 
 import math
 
@@ -8,8 +8,8 @@ import pytest
 
 from ppm import PPMHalfspaceLearner
 from ppm.baselines import ERMHalfspace
-from ppm.hard_family import MarginFamily
-from ppm.sample_complexity import (
+from ppm.populations.hard_family import MarginFamily
+from analysis.sample_complexity import (
     empirical_sample_complexity,
     family_sample_complexity,
     sample_complexity_slope_family,

@@ -1,4 +1,4 @@
-"""The histogram memo (ppm.histogram_memo) is an execution setting: same output, fewer passes."""
+"""The histogram memo (ppm.core.histogram_memo) is an execution setting: same output, fewer passes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ppm import PPMHalfspaceLearner
-from ppm.histogram_memo import memo_key
+from ppm.core.histogram_memo import memo_key
 from ppm.populations import GaussianClusters
 
 

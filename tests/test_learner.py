@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from ppm import PPMHalfspaceLearner, construct_halfspaces, learn_halfspace
-from ppm.audit import exact_output_distribution, privacy_loss
+from ppm.diagnostics.audit import exact_output_distribution, privacy_loss
 from ppm.diagnostics import n_mistakes, score_histogram
-from ppm.hypothesis_class import ReferenceScorer, class_size, iter_hypotheses
-from ppm.learner import make_scorer
+from ppm.core.hypothesis_class import ReferenceScorer, class_size, iter_hypotheses
+from ppm.core.learner import make_scorer
 from tests.brute_force import erm_halfspace_errors
 from tests.brute_force import label_determined_instance as _instance
 

@@ -16,8 +16,9 @@ from omegaconf import OmegaConf
 from omegaconf.errors import ValidationError
 
 import experiments.pipeline as pipeline
+from experiments import seeding
 from experiments.schema import register_configs
-from scripts.aggregate import aggregate, curve_columns, curve_params
+from analysis.aggregate import aggregate, curve_columns, curve_params
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
@@ -39,7 +40,7 @@ def _makefile_experiments() -> list[str]:
     """The sweeps of make reproduce, as make expands them (the Makefile reads the registry)."""
     res = subprocess.run(["make", "--no-print-directory", "-n", "reproduce", f"PY={sys.executable}",
                           "STAMP="], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    line = next(ln for ln in res.stdout.splitlines() if "scripts.aggregate" in ln)
+    line = next(ln for ln in res.stdout.splitlines() if "analysis.aggregate" in ln)
     return [p.removeprefix("outputs/") for p in line.split() if p.startswith("outputs/")]
 
 
@@ -229,9 +230,9 @@ def test_cell_key_ignores_execution_settings():
     other = pipeline.validate_config(_compose(["n_jobs=2", "progress=false", "trials=5",
                                                "learner.histogram_memo=/tmp/memo",
                                                "learner.method=blocked"]))
-    assert pipeline.cell_key(base) == pipeline.cell_key(other)
+    assert seeding.cell_key(base) == seeding.cell_key(other)
     changed = pipeline.validate_config(_compose(["learner.epsilon=0.5"]))
-    assert pipeline.cell_key(base) != pipeline.cell_key(changed)
+    assert seeding.cell_key(base) != seeding.cell_key(changed)
 
 
 def _entry(args, cwd):
@@ -415,7 +416,7 @@ def test_unlabelled_sample_hook(tmp_path, monkeypatch):
     spec = pipeline.validate_config(_compose([]))
     assert spec["n_unlabelled"] is None
     no_key = {k: v for k, v in spec.items() if k != "n_unlabelled"}
-    assert pipeline.cell_key(spec) == pipeline.cell_key(no_key)
+    assert seeding.cell_key(spec) == seeding.cell_key(no_key)
     from ppm.semi_supervised import GenericLearner
     seen, orig = [], GenericLearner.fit
 
@@ -431,4 +432,4 @@ def test_unlabelled_sample_hook(tmp_path, monkeypatch):
     generic = df[df["learner"] == "GenericLearner"]
     assert (generic["n_label_queries"] == 12).all()
     spec37 = pipeline.validate_config(cfg)
-    assert pipeline.cell_key(spec37) != pipeline.cell_key({**spec37, "n_unlabelled": 38})
+    assert seeding.cell_key(spec37) != seeding.cell_key({**spec37, "n_unlabelled": 38})

@@ -1,4 +1,4 @@
-"""Tests for ppm.pooled_slope: the common slope over settings that share their samples (C4)."""
+"""Tests for analysis.pooled_slope: the common slope over settings that share their samples (C4)."""
 
 import math
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ppm.pooled_slope import common_slope, sample_complexity_slope_pooled
-from ppm.sample_complexity import (empirical_sample_complexity, loglog_slope,
+from analysis.pooled_slope import common_slope, sample_complexity_slope_pooled
+from analysis.sample_complexity import (empirical_sample_complexity, loglog_slope,
                                    sample_complexity_slope_against)
 
 NS = [8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512]

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from ppm import PPMHalfspaceLearner
 from ppm.baselines import DPLogisticRegression
 from ppm.diagnostics import empirical_error, n_mistakes, score_histogram
-from ppm.fully_private import GridExponentialMechanism
-from ppm.semi_private import SemiPrivateHalfspaceLearner
+from ppm.baselines.fully_private import GridExponentialMechanism
+from ppm.baselines.semi_private import SemiPrivateHalfspaceLearner
 
 # (factory, names of the released hypothesis attributes, dimension)
 LEARNERS = {

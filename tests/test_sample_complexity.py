@@ -1,4 +1,4 @@
-"""Tests for ppm.sample_complexity (SPEC section 5) on synthetic trials with a known error law."""
+"""Tests for analysis.sample_complexity (SPEC section 5) on synthetic trials with a known error law."""
 
 import math
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest, norm
 
-from ppm.sample_complexity import (
+from analysis.sample_complexity import (
     empirical_sample_complexity,
     loglog_slope,
     n_hat_from_curve,

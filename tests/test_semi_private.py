@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn.base import clone
 
-import ppm.semi_private as sp
+import ppm.baselines.semi_private as sp
 from ppm import PPMHalfspaceLearner, construct_halfspaces
 from ppm.diagnostics import n_mistakes, score_histogram
-from ppm.semi_private import (
+from ppm.baselines.semi_private import (
     SemiPrivateHalfspaceLearner,
     candidate_rule,
     cover_scores,

@@ -16,7 +16,7 @@ from claims.real_breast_cancer import nadeau_bengio
 from claims.report import verdict_table
 from claims.verdicts import (FASTER, SLOPE_TOL, combined_verdict, markdown_table, mean_ci,
                              slope_band, upper_bound_verdict, verdict)
-from ppm.sample_complexity import (sample_complexity_slope_against,
+from analysis.sample_complexity import (sample_complexity_slope_against,
                                    sample_complexity_slope_paired)
 
 TH = (1.0, 1.2)
@@ -187,7 +187,7 @@ def test_censored_replicates_are_counted_not_dropped():
 def test_a_cell_censored_in_a_replicate_enters_at_the_largest_n():
     # grid n = 5, 10, 20, 40; the three groups first reach the target at 10, 20, 40 (n_hat is
     # interpolated in log n: 5 c, 10 c, 20 c with c = 2^0.9)
-    from ppm.sample_complexity import _bootstrap, loglog_slope
+    from analysis.sample_complexity import bootstrap, loglog_slope
     ns = np.array([5.0, 10.0, 20.0, 40.0])
     ok, bad = np.zeros(10), np.ones(10)
     groups = [[bad, ok, ok, ok], [bad, bad, ok, ok], [bad, bad, bad, ok]]
@@ -197,7 +197,7 @@ def test_a_cell_censored_in_a_replicate_enters_at_the_largest_n():
     def resample(rng):  # every replicate: the third group fails everywhere (right-censored)
         return [groups[0], groups[1], [bad, bad, bad, bad]]
 
-    fit = _bootstrap(datasets, cells, 0.1, 20, np.random.default_rng(0), 0.95,
+    fit = bootstrap(datasets, cells, 0.1, 20, np.random.default_rng(0), 0.95,
                      resample=resample)
     c = 2 ** 0.9
     assert fit["slope"] == pytest.approx(1.0) and fit["n_points"] == 3

@@ -42,7 +42,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_epsilon, check_labelled_data, check_positive_int, check_random_state
+from ppm._validation import check_epsilon, check_labelled_data, check_positive_int, check_random_state
 from .generic import GenericLearner, labelled_sample_size
 from .sanitizer import sanitized_size
 

@@ -9,9 +9,9 @@ The shared core of the generic semi-supervised construction of Beimel, Nissim an
   is computed, and the first candidate of every distinct row is kept);
 * the **exponential mechanism** picks ``h in H`` with ``P[h] ∝ exp(-epsilon m(h) / 2)``,
   ``m(h)`` = mistakes on the labelled sample (sensitivity 1), exactly, through the score
-  histogram and :func:`ppm.mechanism.sample_level_and_rank` (:func:`select_from_cover`).
+  histogram and :func:`ppm.core.mechanism.sample_level_and_rank` (:func:`select_from_cover`).
 
-Two learners use it: :class:`ppm.semi_private.SemiPrivateHalfspaceLearner` (``B`` = the raw
+Two learners use it: :class:`ppm.baselines.semi_private.SemiPrivateHalfspaceLearner` (``B`` = the raw
 public points, halfspaces in ``R^d``) and :class:`ppm.semi_supervised.GenericLearner` (``B`` =
 the distinct points of a sanitized unlabelled sample, thresholds on a grid).
 :func:`threshold_cover` is the cover for grid thresholds.
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..mechanism import sample_level_and_rank
+from ppm.core.mechanism import sample_level_and_rank
 
 
 def first_distinct_rows(packed: np.ndarray) -> np.ndarray:
@@ -60,7 +60,7 @@ def select_from_cover(scores, epsilon: float, rng: np.random.Generator, n_labell
 
 
 # --- thresholds on a grid ---------------------------------------------------------------------
-# Class: the 2T grid thresholds of ppm.fully_private (both orientations), rules ("ge", k):
+# Class: the 2T grid thresholds of ppm.baselines.fully_private (both orientations), rules ("ge", k):
 # 1 iff x >= g_k, ("zeros", None), ("lt", k): 1 iff x < g_k. On B (sorted distinct grid indices
 # b_1 < ... < b_r) every dichotomy of this class is realised by a cut at a point of B:
 # candidates in canonical order ("ge", b_1..b_r), ("zeros"), ("lt", b_1..b_r); the cut sits at

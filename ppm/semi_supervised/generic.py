@@ -10,13 +10,13 @@ unlabelled sample ``D`` (``n`` points), both private, i.i.d. from one distributi
 2. ``B`` = the distinct points of ``D~``;
 3. ``H`` = one concept per dichotomy of ``B``
    (:func:`ppm.semi_supervised.cover.threshold_cover`); class: the ``2T`` grid thresholds of
-   :class:`ppm.fully_private.GridExponentialMechanism`, both orientations (``1[x >= g_k]``,
+   :class:`ppm.baselines.fully_private.GridExponentialMechanism`, both orientations (``1[x >= g_k]``,
    the constant 0, ``1[x < g_k]``), so ``|H| = 2|B| <= 2s``;
 4. ``h = EM(eps, H, -mistakes on S)``, exact
    (:func:`ppm.semi_supervised.cover.select_from_cover`).
 
 Domain: the ``T`` grid points ``g_k = low + k (high - low) / (T - 1)`` of
-:func:`ppm.fully_private.grid_points` (``T = 2^b``: ``X = {0..2^b - 1}``), the domain of
+:func:`ppm.baselines.fully_private.grid_points` (``T = 2^b``: ``X = {0..2^b - 1}``), the domain of
 :class:`ppm.populations.GridThresholds`. A real ``x`` is read as the grid index of the largest
 grid point ``<= x`` (clipped to the grid), a fixed data-independent map.
 
@@ -51,14 +51,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (
+from ppm._validation import (
     check_epsilon,
     check_labelled_data,
     check_open_unit,
     check_random_state,
     check_X,
 )
-from ..fully_private import check_grid, grid_points
+from ppm.grid import check_grid, grid_points
 from .cover import select_from_cover, threshold_cover, threshold_predict, threshold_scores
 from .sanitizer import sanitize_thresholds, sanitized_size, tree_depth
 
@@ -92,7 +92,7 @@ class GenericLearner(ClassifierMixin, BaseEstimator):
     T : int
         Domain size (``2^b`` for ``X = {0..2^b - 1}``; ``ceil(log2 T) <= 24``).
     low, high : float
-        Grid end points (as :class:`ppm.fully_private.GridExponentialMechanism`).
+        Grid end points (as :class:`ppm.baselines.fully_private.GridExponentialMechanism`).
     alpha0, beta0 : float in (0, 1)
         Design accuracy / confidence; ``alpha0`` fixes the sanitized size ``s``.
         ``beta0`` is recorded only (the construction has no other constant depending on it).

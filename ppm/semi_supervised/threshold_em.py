@@ -5,7 +5,7 @@ The base learner ``A`` of seed 002's boosting wrapper for claim C14: the generic
 thresholds on ``{0..T - 1}``, ``T = 2^b``, with ``b`` up to 4096 and beyond.
 
 The class (both orientations, the same ``2T`` members as
-:class:`ppm.fully_private.GridExponentialMechanism`, so C13/C14 compare like with like):
+:class:`ppm.baselines.fully_private.GridExponentialMechanism`, so C13/C14 compare like with like):
 ``("ge", k)``, ``k = 0..T-1``: 1 iff ``x >= k`` (``k = 0`` is all-ones); ``("zeros", None)``;
 ``("lt", k)``, ``k = 1..T-1``: 1 iff ``x < k``. Score: ``m(h)`` = mistakes on the sample
 (sensitivity 1); ``P[h] ∝ exp(-epsilon m(h) / 2)``, epsilon-DP w.r.t. every example.
@@ -16,7 +16,7 @@ last gap ``(v_{u-1}, T-1]``) labels the sample identically, so the ``2T`` member
 most ``2u + 3`` groups of equal score. Group ``g`` (size ``|g|`` a Python int, up to ``2^b``) gets
 log-weight ``ln|g| - epsilon m_g / 2`` (``math.log`` is exact-to-rounding on big ints); one group
 is drawn by inverse CDF on float64 normalised weights (log-sum-exp, as
-:mod:`ppm.mechanism`), then a threshold uniformly inside it by :func:`uniform_below`, an exact
+:mod:`ppm.core.mechanism`), then a threshold uniformly inside it by :func:`uniform_below`, an exact
 uniform big integer (63-bit limbs from the numpy Generator, rejection: no float rounding). Each
 member is thus output with probability ``p_g / |g|`` = its exponential-mechanism probability
 (up to float64 rounding of the group probabilities only).
@@ -34,7 +34,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_epsilon, check_labels, check_positive_int, check_random_state
+from ppm._validation import check_epsilon, check_labels, check_positive_int, check_random_state
 from .big_points import BigPoints, as_big_points
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_open_unit, check_random_state
+from ppm._validation import check_open_unit, check_random_state
 from .base import (
     add_remove_budget,
     laplace_scale,

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_closed_unit, check_positive_int, check_random_state
+from ppm._validation import check_closed_unit, check_positive_int, check_random_state
 from .literals import check_binary_X
 
 # Test points per chunk in true_error (bounds memory at D = 1024: 16384 x 1024 bytes = 16 MB).
@@ -61,7 +61,7 @@ class PlantedConjunction:
         self._params = {"D": D, "k": k, "w_pub": w_pub, "geometry_seed": geometry_seed}
         g = np.random.default_rng(geometry_seed)
         self._vars = np.sort(g.choice(D, size=k, replace=False)).astype(np.int64)
-        self._signs = g.integers(0, 2, size=k).astype(np.uint8)
+        self.halfspace_signs = g.integers(0, 2, size=k).astype(np.uint8)
 
     @property
     def d(self) -> int:
@@ -71,7 +71,7 @@ class PlantedConjunction:
     @property
     def target(self) -> list[tuple[int, int]]:
         """The target literals ``(variable, sign)`` (``sign = 1``: ``x_i``, 0: ``NOT x_i``)."""
-        return [(int(v), int(s)) for v, s in zip(self._vars, self._signs)]
+        return [(int(v), int(s)) for v, s in zip(self._vars, self.halfspace_signs)]
 
     def params(self) -> dict:
         return dict(self._params)
@@ -85,7 +85,7 @@ class PlantedConjunction:
 
     def target_predict(self, X) -> np.ndarray:
         X = check_binary_X(X, n_features=self.d)
-        return np.all(X[:, self._vars] == self._signs, axis=1).astype(np.int64)
+        return np.all(X[:, self._vars] == self.halfspace_signs, axis=1).astype(np.int64)
 
     opt_predict = target_predict
 
@@ -93,10 +93,10 @@ class PlantedConjunction:
         """``n_pos`` positives then ``n_neg`` negatives (uint8 rows)."""
         D, k = self._params["D"], self._params["k"]
         X = rng.integers(0, 2, size=(n_pos + n_neg, D), dtype=np.uint8)
-        X[:, self._vars] = self._signs
+        X[:, self._vars] = self.halfspace_signs
         violated = rng.integers(0, k, size=n_neg)
         rows = n_pos + np.arange(n_neg)
-        X[rows, self._vars[violated]] = 1 - self._signs[violated]
+        X[rows, self._vars[violated]] = 1 - self.halfspace_signs[violated]
         return X
 
     def sample(self, n, random_state=None):

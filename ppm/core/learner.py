@@ -1,0 +1,213 @@
+"""Algorithm 2 of the paper (``LearnHalf``): the PPM learner for halfspaces.
+
+1. Split the sample by privacy bit and run ``ConstrHalf`` on the public points
+   (:func:`ppm.core.halfspaces.construct_halfspaces`).
+2. Build the hypothesis class ``G`` from ``C_pub`` (:mod:`ppm.core.hypothesis_class`).
+3. Run the exponential mechanism over ``G`` on all ``n`` labelled pairs, public and private,
+   with score ``m(g)`` = number of misclassified examples (:mod:`ppm.core.mechanism`).
+
+Privacy (Lemma 4.1): ``G`` is a function of the public points only; private examples enter
+only through the scores, whose sensitivity is 1, so the output is ``epsilon``-DP with respect to
+the private examples. Nothing in this module scales, prunes or deduplicates using private data.
+Sampling is exact over all of ``G`` (no approximation), streamed without materialising ``G``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ppm._validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
+                          warn_if_no_public)
+from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
+from ppm.core.hypothesis_class import (
+    DEFAULT_BLOCK_ELEMENTS,
+    BitsetScorer,
+    BlockedScorer,
+    ReferenceScorer,
+    SortedScorer1D,
+    class_size,
+)
+from ppm.core.histogram_memo import MemoisedScorer, memo_key, supports_memo
+from ppm.core.mechanism import sample_level_and_rank
+from ppm.core.sweep_scorer import MAX_COLUMN_BYTES, SweepScorer
+
+_METHODS = ("auto", "sweep", "bitset", "blocked", "reference")
+
+
+def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
+                block_elements: int = DEFAULT_BLOCK_ELEMENTS):
+    """The scorer of ``G`` for a sample: every method yields identical histograms and samples."""
+    d = halfspaces.d
+    if method == "reference":
+        return ReferenceScorer(halfspaces, X, y, d)
+    if method == "auto" and d == 1 and halfspaces.aff_is_full:
+        return SortedScorer1D(halfspaces, X, y)
+    B = halfspaces.membership(X)
+    n, m = B.shape[1], B.shape[0]
+    if method == "sweep":
+        if n >= (1 << 15) or n * m > MAX_COLUMN_BYTES:
+            raise ValueError(f"method='sweep' needs n < 32768 and n * |C_pub| <= "
+                             f"{MAX_COLUMN_BYTES} bytes, got n = {n}, |C_pub| = {m}")
+        return SweepScorer(B, y, d, halfspaces.W, halfspaces.supports)
+    if method in ("auto", "bitset"):
+        return BitsetScorer(B, y, d)
+    return BlockedScorer(B, y, d, block_elements=block_elements)
+
+
+class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
+    """``LearnHalf`` (Algorithm 2): epsilon-DP w.r.t. private examples, improper, exact.
+
+    ``_execution_params``: the parameters that only choose how the exact sample is computed
+    (every scorer returns the same hypothesis for the same seed); the experiment pipeline
+    leaves them out of seeds and cache keys.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter (> 0) of the exponential mechanism.
+    random_state : None, int, SeedSequence or Generator
+        Source of the mechanism's two random draws (level, then rank).
+    method : {"auto", "sweep", "bitset", "blocked", "reference"}
+        How ``G`` is scored. All give the same output for the same seed. "auto" uses a sort for
+        d = 1 and the bitset/popcount kernels (numba) otherwise; "sweep" updates each row's
+        score vector incrementally along an angular sweep (:mod:`ppm.core.sweep_scorer`, n < 32768;
+        not faster than "bitset" on the benchmark, see README Performance); "blocked" scores
+        by dense float32 matrix products (the straightforward reference for benchmarks); "reference" is
+        a plain Python loop over ``G`` (tests only). The bitset kernels use
+        ``numba.get_num_threads()`` threads.
+    rel_tol : float
+        Relative geometric tolerance of ``ConstrHalf`` (see :mod:`ppm.core.halfspaces`).
+    block_elements : int
+        Scores per block of the blocked scorer (memory/speed knob, no effect on the output).
+    max_hypotheses : float
+        Refuse (``ValueError``, before any scoring) when ``|G|`` exceeds this. Exact
+        enumeration runs at about ``1e9`` hypotheses/s on 2 cores, so the default ``1e11`` is a
+        couple of minutes; ``|G|`` grows like ``n_pub^(d^2)``. Raise it to run larger
+        instances exactly; nothing is ever approximated.
+
+    Attributes
+    ----------
+    halfspaces_ : PublicHalfspaces
+        ``C_pub`` and ``Aff`` built from the public examples.
+    hypothesis_ : tuple of int
+        Indices into ``halfspaces_`` of the output hypothesis (``()`` = ``g_empty``).
+    W_, b_ : arrays
+        The selected halfspaces ``<W_[i], x> >= b_[i]``: the output labels 0 inside their
+        intersection with ``Aff`` and 1 elsewhere.
+    n_hypotheses_ : int
+        ``|G|``. ``n_halfspaces_`` is ``|C_pub|``; ``n_pub_``, ``n_priv_`` the split sizes
+        (fixed under the neighbouring relation, which replaces a private example).
+
+    Only the sampled hypothesis and what is built from the public points are kept: no score,
+    score histogram or training error (functions of the private data, not released by the
+    mechanism). For experiments, :mod:`ppm.diagnostics` recomputes them explicitly, NOT
+    differentially private.
+    """
+
+    _execution_params = ("method", "block_elements", "max_hypotheses", "histogram_memo")
+
+    def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
+                 rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,
+                 max_hypotheses: float = 1e11, histogram_memo=None):
+        self.epsilon = epsilon
+        self.random_state = random_state
+        self.method = method
+        self.rel_tol = rel_tol
+        self.block_elements = block_elements
+        self.max_hypotheses = max_hypotheses
+        self.histogram_memo = histogram_memo
+
+    def _validate_params(self) -> None:
+        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
+        called by ``fit`` and by the pipeline before any work starts)."""
+        check_epsilon(self.epsilon)
+        check_rel_tol(self.rel_tol)
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
+        if not (isinstance(self.block_elements, int) and self.block_elements >= 1):
+            raise ValueError(f"block_elements must be a positive int, got {self.block_elements!r}")
+        if not (isinstance(self.max_hypotheses, (int, float)) and self.max_hypotheses >= 1):
+            raise ValueError(f"max_hypotheses must be a number >= 1, got {self.max_hypotheses!r}")
+        if self.histogram_memo is not None and not (
+                isinstance(self.histogram_memo, (str, os.PathLike)) and str(self.histogram_memo)):
+            raise ValueError("histogram_memo must be None or a directory path, got "
+                             f"{self.histogram_memo!r}")
+        check_random_state(self.random_state)
+
+    def fit(self, X, y, public):
+        """Fit on a PPM sample; ``public[i]`` is True for a public example."""
+        hs, scorer, size, public = self._mechanism_scorer(X, y, public)  # validates first
+        rng = check_random_state(self.random_state)
+        # Step 3: exact exponential mechanism over G on all labelled pairs. The histogram and
+        # the level are private intermediates: only the hypothesis leaves this method.
+        level, rank = sample_level_and_rank(scorer.histogram(), self.epsilon, rng)
+        hyp = scorer.find(level, rank)
+
+        self.halfspaces_ = hs
+        self.hypothesis_ = tuple(int(i) for i in hyp)
+        idx = np.asarray(self.hypothesis_, dtype=np.intp)
+        self.W_ = hs.W[idx]
+        self.b_ = hs.b[idx]
+        self.n_hypotheses_ = size
+        self.n_halfspaces_ = len(hs)
+        self.n_features_in_ = hs.d
+        self.n_pub_ = int(public.sum())
+        self.n_priv_ = int((~public).sum())
+        return self
+
+    def _mechanism_scorer(self, X, y, public):
+        """Steps 1-2 of ``fit``: validate, build ``C_pub`` and the scorer of ``G`` on the sample.
+
+        Returns ``(halfspaces, scorer, |G|, public)``; ``fit`` samples from
+        ``scorer.histogram()`` / ``scorer.find``. The exact privacy audit
+        (:func:`ppm.diagnostics.audit.exact_output_distribution`) calls this same method, so it audits the
+        production path.
+        """
+        self._validate_params()
+        if public is None:
+            raise ValueError("public (boolean mask, True = public example) is required")
+        # Empty data is refused here (scikit-learn's convention); the baselines and the other
+        # mechanisms keep their documented constant output on an empty sample (their tests).
+        X, y, public = check_labelled_data(X, y, public, min_samples=1)
+        warn_if_no_public(public, "PPMHalfspaceLearner", "C_pub is empty, so G holds only the "
+                          "constant hypothesis 1")
+        d = X.shape[1]
+        # Step 1: C_pub from the public points only (Lemma 4.1: G never sees private data).
+        hs = construct_halfspaces(X[public], n_features=d, rel_tol=self.rel_tol)
+        size = class_size(len(hs), d)
+        if size > self.max_hypotheses:
+            raise ValueError(
+                f"|G| = {size:.3g} hypotheses (d = {d}, {len(hs)} halfspaces from "
+                f"{int(public.sum())} public points) exceeds max_hypotheses = "
+                f"{self.max_hypotheses:.3g}; exact enumeration at ~1e9/s would take about "
+                f"{size / 1e9:.3g} s. Raise max_hypotheses to run it anyway."
+            )
+        # Step 2: the scorer of G (built from C_pub) on all n labelled pairs.
+        scorer = make_scorer(hs, X, y, self.method, self.block_elements)
+        if self.histogram_memo is not None and supports_memo(scorer):
+            scorer = MemoisedScorer(scorer, self.histogram_memo,
+                                    memo_key(scorer, X, y, public, self.rel_tol))
+        return hs, scorer, size, public
+
+    def predict(self, X) -> np.ndarray:
+        """0 inside ``h_1 ∩ ... ∩ h_j ∩ Aff`` of the output hypothesis, 1 elsewhere."""
+        check_is_fitted(self, "hypothesis_")
+        X = check_X(X, n_features=self.n_features_in_)
+        if not self.hypothesis_:
+            return np.ones(X.shape[0], dtype=np.int64)
+        # Same membership test as the scorers (PublicHalfspaces.contains), so the training
+        # mistakes of predict equal the score the mechanism used.
+        inside = np.all(self.halfspaces_.contains(X, self.hypothesis_), axis=0)
+        inside &= self.halfspaces_.in_affine_hull(X)
+        return np.where(inside, 0, 1).astype(np.int64)
+
+
+def learn_halfspace(X, y, public, epsilon: float, random_state=None, **kwargs):
+    """Functional form of ``LearnHalf``: returns the fitted :class:`PPMHalfspaceLearner`."""
+    return PPMHalfspaceLearner(epsilon=epsilon, random_state=random_state, **kwargs).fit(
+        X, y, public
+    )

@@ -1,0 +1,42 @@
+"""Atomic file writes: a reader (or a resumed sweep) sees a whole file or none.
+
+Every file the project writes while other processes may read it (a cached trial, a restored
+trial, a histogram memo, an aggregated table) goes through :func:`atomic_path`: the content is
+written to a temporary file in the same directory and renamed over the target, which POSIX
+makes atomic. An interrupted write leaves no partial file behind.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def atomic_path(path):
+    """Yield a temporary path next to ``path``; on a clean exit it replaces ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_text_atomic(path, text: str) -> None:
+    """``text`` to ``path`` atomically (no newline translation)."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", newline="") as fh:
+            fh.write(text)
+
+
+def write_csv_atomic(df, path, **to_csv) -> None:
+    """A DataFrame to ``path`` atomically; ``to_csv``: further ``DataFrame.to_csv`` arguments."""
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False, **to_csv)

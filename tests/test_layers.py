@@ -1,0 +1,136 @@
+"""The import graph: one direction between layers, no circles, no borrowed private names.
+
+Layers, lowest first: ``ppm`` (the library) <- ``experiments`` <- ``analysis`` <- ``claims`` <-
+``scripts`` (command-line entry points, which nothing imports). Read from the source with
+``ast``, so a lazy import inside a function counts as much as one at the top.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = {"ppm": 0, "hydra_plugins": 1, "experiments": 1, "analysis": 2, "claims": 3,
+          "scripts": 4}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for top in LAYERS:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            out[_module_name(path)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _imports(name: str) -> list[tuple[str, str | None]]:
+    """``(module, imported name or None)`` for every first-party import of module ``name``."""
+    path = MODULES[name]
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [(a.name, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module
+            for alias in node.names:
+                sub = f"{mod}.{alias.name}"
+                # `from pkg import submodule` depends on the submodule, not on pkg's __init__
+                out.append((sub, None) if sub in MODULES else (mod, alias.name))
+    return [(m, n) for m, n in out if m.split(".")[0] in LAYERS]
+
+
+def _graph() -> dict[str, set[str]]:
+    return {name: {m for m, _ in _imports(name) if m in MODULES and m != name}
+            for name in MODULES}
+
+
+def test_the_scan_sees_the_packages():
+    assert {"ppm.core.learner", "experiments.seeding", "analysis.aggregate",
+            "claims.registry", "scripts.figures"} <= set(MODULES)
+    assert "ppm.core.halfspaces" in _graph()["ppm.core.learner"]
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_go_down_the_layers(name):
+    own = LAYERS[name.split(".")[0]]
+    up = [m for m, _ in _imports(name)
+          if LAYERS[m.split(".")[0]] > own or (m.split(".")[0] == "scripts"
+                                                and name.split(".")[0] != "scripts")]
+    assert not up, f"{name} imports from a higher layer: {up}"
+
+
+def test_nothing_imports_scripts():
+    users = {name for name in MODULES if not name.startswith("scripts")
+             for m, _ in _imports(name) if m.split(".")[0] == "scripts"}
+    assert not users
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circles():
+    assert _cycles(_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_private_names_of_other_modules(name):
+    """``from x import _y`` only where ``_y`` is a private submodule of the importer's own
+    package (e.g. ``ppm.core`` importing its numba kernels)."""
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    bad = [f"{m}.{n}" for m, n in _imports(name) if n and n.startswith("_")]
+    bad += [m for m, n in _imports(name) if n is None and m.rpartition(".")[2].startswith("_")
+            and m.rpartition(".")[0] != package]
+    assert not bad, f"{name} imports private names of other modules: {bad}"
