@@ -69,7 +69,7 @@ class ResultStore:
         if experiment not in self._cache:
             path = self.root / experiment
             if (path / "trials.csv").exists() and (path / "n_hat.csv").exists():
-                if needs_migration(path):  # CSVs written before issue 9's column layout
+                if needs_migration(path):  # CSVs written before the one-column-per-parameter layout
                     print(f"{path}: old column layout, converted in memory (rewrite it with "
                           f"python -m scripts.migrate_results {self.root} {experiment})")
                     _, _, trials, nhat = convert(path)
@@ -97,7 +97,7 @@ class Claim:
     output directory (``<results>/<name>/summary.csv``) and the figure's file name.
     ``headline``: the values of the setting shown in the one-row verdict table.
     ``long``: those of ``experiments`` whose sweep takes long (beyond ~10 minutes of 2-core
-    time, issue 12). Their trials are committed (``results/<exp>/trials.csv``), ``make
+    time). Their trials are committed (``results/<exp>/trials.csv``), ``make
     reproduce`` restores them into the trial cache before it runs (``scripts/restore_cache.py``;
     ``RECOMPUTE=1`` skips that), and the quick profile leaves them out (they need no ``_quick``
     config).

@@ -13,7 +13,7 @@ A row of ``trials.csv`` (and of every cached ``trial_XXXXX.csv``) has, in this o
 - ``cell_key`` (aggregated tables only).
 
 A parameter is written once, under the config entry that owns it: there is no bare
-``epsilon`` / ``w_pub`` / ``d`` column (the first layout, before issue 9, repeated them and
+``epsilon`` / ``w_pub`` / ``d`` column (the first layout repeated them and
 wrote every baseline's parameters as ``learner.*``). :func:`to_current_layout` converts a table
 in that first layout (cached trials of older runs, committed CSVs; ``scripts/migrate_results.py``)
 and leaves a table already in the current layout as it is; it works on parsed tables and on
@@ -111,6 +111,6 @@ def to_current_layout(df: pd.DataFrame, estimators: list[tuple[str, bool, list[s
              and _missing(df[c]).all()]
     df = df.drop(columns=stale)
     for col in ("n_unlabelled", "n_label_queries", "n_pool"):
-        if col not in df.columns:  # measured since the seed 002 learners; missing before
+        if col not in df.columns:  # measured since the BNS15 learners; missing before
             df[col] = empty
     return order_columns(df)

@@ -201,7 +201,7 @@ def _estimator_keys(spec: dict) -> list[tuple[str, bool, list[str]]]:
 
 
 def read_trial(path: Path, spec: dict) -> pd.DataFrame:
-    """A cached trial in the current column layout (trials cached before issue 9 are converted:
+    """A cached trial in the current column layout (trials cached before the one-column-per-parameter layout are converted:
     the cache keys and files stay valid). pandas >= 3 reads floats exactly, so a table
     written back carries the same text."""
     df = pd.read_csv(path)
@@ -218,7 +218,7 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
         population = instantiate(spec["population"])
         X, y, public = population.sample(spec["n"], random_state=_seed(base + [0]))
         opt = population.opt()
-        # Seed 002 hook: a separate unlabelled sample from its own seed stream (X only), passed
+        # BNS15 hook: a separate unlabelled sample from its own seed stream (X only), passed
         # to learners whose fit takes X_unlabelled.
         X_unl = None
         if spec.get("n_unlabelled") is not None:

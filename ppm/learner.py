@@ -75,7 +75,7 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         How ``G`` is scored. All give the same output for the same seed. "auto" uses a sort for
         d = 1 and the bitset/popcount kernels (numba) otherwise; "sweep" updates each row's
         score vector incrementally along an angular sweep (:mod:`ppm.sweep_scorer`, n < 32768;
-        not faster than "bitset" on the benchmark, see README Performance); "blocked" scores
+        not faster than "bitset" on the benchmark, see docs/performance.md); "blocked" scores
         by dense float32 matrix products (the straightforward reference for benchmarks); "reference" is
         a plain Python loop over ``G`` (tests only). The bitset kernels use
         ``numba.get_num_threads()`` threads.

@@ -5,7 +5,7 @@
 
 Writes ``<out>/trials.csv`` (one row per trial and learner, every config value a column once,
 under the config entry that owns it: ``experiments/columns.py``) and ``<out>/n_hat.csv``
-(SPEC section 5: ``n_hat(alpha, beta)`` with Clopper-Pearson-derived interval per curve and
+(docs/model.md §5: ``n_hat(alpha, beta)`` with Clopper-Pearson-derived interval per curve and
 alpha). The error used is ``excess_error`` (= error - OPT; equal to the error in the
 realizable case), the quantity both theorems bound.
 
@@ -143,7 +143,7 @@ def n_hat_table(df: pd.DataFrame, alphas, beta, confidence) -> pd.DataFrame:
 
 def _read_job(job: Path) -> pd.DataFrame:
     """One job's ``trials.csv``, floats read exactly, in the current column layout (a job
-    written before issue 9 is converted with the learners of its own config)."""
+    written before the one-column-per-parameter layout is converted with the learners of its own config)."""
     df = pd.read_csv(job / "trials.csv", low_memory=False)
     if columns.is_old_layout(df):
         cfg = OmegaConf.to_container(OmegaConf.load(job / ".hydra" / "config.yaml"), resolve=True)

@@ -1,4 +1,4 @@
-"""Rewrite committed results into the current column layout (issue 9: each parameter once).
+"""Rewrite committed results into the current column layout (each parameter once).
 
     python -m scripts.migrate_results results                 # every results/<exp>/trials.csv
     python -m scripts.migrate_results results c9_domain ...   # only these experiments

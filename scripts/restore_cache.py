@@ -1,4 +1,4 @@
-"""Restore the trial cache of long experiments from their committed ``trials.csv`` (issue 12).
+"""Restore the trial cache of long experiments from their committed ``trials.csv``.
 
     python -m scripts.restore_cache --from results --cache results/cache c4_dimension_d3 ...
     python -m scripts.restore_cache --forget --cache results/cache   # drop what was restored

@@ -54,7 +54,7 @@ def _cache_bytes(root: Path) -> dict[str, bytes]:
 
 
 def _to_first_layout(df: pd.DataFrame, main: str) -> pd.DataFrame:
-    """The layout before issue 9, written out independently of experiments/columns.py: bare
+    """The first layout (before one column per parameter), written out independently of experiments/columns.py: bare
     d / w_pub / epsilon, every learner's parameters under learner.*, no seed-002 columns."""
     old = df.copy()
     old["d"] = old["population.d"]
