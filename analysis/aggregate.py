@@ -2,7 +2,7 @@
 
 :func:`aggregate` (command line: ``python -m scripts.aggregate``) writes ``<out>/trials.csv`` (one row per trial and learner, every config value a column once,
 under the config entry that owns it: ``experiments/columns.py``) and ``<out>/n_hat.csv``
-(SPEC section 5: ``n_hat(alpha, beta)`` with Clopper-Pearson-derived interval per curve and
+(docs/model.md §5: ``n_hat(alpha, beta)`` with Clopper-Pearson-derived interval per curve and
 alpha). The error used is ``excess_error`` (= error - OPT; equal to the error in the
 realizable case), the quantity both theorems bound.
 

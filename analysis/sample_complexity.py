@@ -1,4 +1,4 @@
-"""Empirical sample complexity from per-trial errors (SPEC section 5).
+"""Empirical sample complexity from per-trial errors (docs/model.md §5).
 
 Input is a tidy DataFrame, one row per trial (one run of the learner), holding the sample size
 (column ``n`` by default) and the true error of the output (``error`` by default; for the
@@ -12,7 +12,7 @@ off the same runs.
   interpolated in ``log n``;
 * :func:`empirical_sample_complexity`: ``n_hat`` and its interval per group and ``alpha``;
 * :func:`sample_complexity_slope`, :func:`sample_complexity_slope_against`: the measured
-  log-log slope with a bootstrap-over-trials interval (the verdict numbers of SPEC section 5);
+  log-log slope with a bootstrap-over-trials interval (the verdict numbers of docs/model.md §5);
 * :func:`sample_complexity_slope_paired`: the slope across groups that share their samples
   per trial (C3's epsilons), resampling trial indices jointly;
 * :func:`family_sample_complexity`, :func:`sample_complexity_slope_family`: the same for a
@@ -132,7 +132,7 @@ def interpolate_n_hat(ns, fracs, target):
 
 
 def success_curve(df, alpha, n_col="n", error_col="error", confidence=0.95) -> pd.DataFrame:
-    """Per sample size, the fraction of trials with ``error <= alpha`` (SPEC section 5).
+    """Per sample size, the fraction of trials with ``error <= alpha`` (docs/model.md §5).
 
     Returns a DataFrame sorted by ``n`` with columns ``n, trials, successes, frac, cp_lo,
     cp_hi``; ``[cp_lo, cp_hi]`` is the two-sided Clopper-Pearson interval at ``confidence``
@@ -153,7 +153,7 @@ def success_curve(df, alpha, n_col="n", error_col="error", confidence=0.95) -> p
 
 
 def n_hat_from_curve(ns, fracs, target):
-    """Smallest grid ``n`` from which the success fraction stays ``>= target`` (SPEC section 5).
+    """Smallest grid ``n`` from which the success fraction stays ``>= target`` (docs/model.md §5).
 
     ``target`` is ``1 - beta``. Monotone envelope: the answer is the first grid point of the
     final run of grid points that all reach the target, so a noisy early success followed by a
@@ -198,7 +198,7 @@ def _n_hat_rows(ns, errs, alphas, beta, confidence):
 
 def empirical_sample_complexity(df, alphas, beta, by=(), n_col="n", error_col="error",
                                 confidence=0.95) -> pd.DataFrame:
-    """``n_hat(alpha, beta)`` per group and ``alpha`` (SPEC section 5).
+    """``n_hat(alpha, beta)`` per group and ``alpha`` (docs/model.md §5).
 
     One row per (``by`` group, ``alpha``) with the ``by`` columns and ``alpha, beta, n_hat,
     n_hat_lo, n_hat_hi, censored, min_trials``. ``n_hat`` is :func:`n_hat_from_curve` on the
@@ -334,7 +334,7 @@ def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn
 
 def sample_complexity_slope(df, alphas, beta, n_col="n", error_col="error", n_boot=200,
                             random_state=0, level=0.95) -> dict:
-    """Slope of ``log n_hat`` against ``log(1/alpha)``, with a bootstrap interval (SPEC section 5).
+    """Slope of ``log n_hat`` against ``log(1/alpha)``, with a bootstrap interval (docs/model.md §5).
 
     Theory: 1 for the realizable bound (Theorem 4.9), 2 for the agnostic bound at fixed
     epsilon and small alpha (Theorem 4.10). Uses the alphas whose ``n_hat`` is uncensored.
@@ -359,7 +359,7 @@ def sample_complexity_slope(df, alphas, beta, n_col="n", error_col="error", n_bo
 
 def sample_complexity_slope_against(df, x_col, alpha, beta, n_col="n", error_col="error",
                                     n_boot=200, random_state=0, level=0.95) -> dict:
-    """Slope of ``log n_hat`` against ``log x`` across groups of ``x_col`` (SPEC sections 5-6).
+    """Slope of ``log n_hat`` against ``log x`` across groups of ``x_col`` (docs/model.md §§5-6).
 
     For claims C3-C5 and C9 (``n_hat`` vs epsilon, d, w_pub, T): the trials are grouped by the
     positive numeric column ``x_col``, ``n_hat(alpha, beta)`` is computed in each group, and the
@@ -401,7 +401,7 @@ def _family_groups(df, alpha_col, n_col, error_col):
 
 def family_sample_complexity(df, alpha_col, beta, n_col="n", error_col="error",
                              confidence=0.95) -> pd.DataFrame:
-    """``n_hat`` of each member of a target-indexed family at ITS OWN alpha (SPEC section 5).
+    """``n_hat`` of each member of a target-indexed family at ITS OWN alpha (docs/model.md §5).
 
     ``df`` holds the trials of one learner on a family with one population per target; the
     column ``alpha_col`` (e.g. ``population.alpha_target``) gives each row's target. Returns

@@ -92,7 +92,7 @@ class Claim:
     output directory (``<results>/<name>/summary.csv``) and the figure's file name.
     ``headline``: the values of the setting shown in the one-row verdict table.
     ``long``: those of ``experiments`` whose sweep takes long (beyond ~10 minutes of 2-core
-    time, issue 12). Their trials are committed (``results/<exp>/trials.csv``), ``make
+    time). Their trials are committed (``results/<exp>/trials.csv``), ``make
     reproduce`` restores them into the trial cache before it runs (``scripts/restore_cache.py``;
     ``RECOMPUTE=1`` skips that), and the quick profile leaves them out (they need no ``_quick``
     config).

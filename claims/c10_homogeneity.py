@@ -4,7 +4,7 @@
 same distribution as the private data) against PPM as the public and private sub-populations
 move apart (shift = 1 - 2 eta: 0 homogeneous, 1 label-determined). At the largest n, the paired
 error difference semi-private minus PPM must be > 0 at shift 1 and about 0 at shift 0.
-``c10_generic``: the same test for the published learner, seed 002's GenericLearner (Algorithm
+``c10_generic``: the same test for the published learner, BNS15's GenericLearner (Algorithm
 1; its sanitizer is our Laplace-tree substitute for Blum-Ligett-Roth), with the public points as
 its unlabelled sample and the private examples as its labelled one; d = 1 (the sanitizer exists
 for thresholds only), next to the one-dichotomy cover (``semi_private``) and PPM at d = 1.
@@ -71,7 +71,7 @@ def analyse(results) -> list[VerdictRow]:
         rows.append(_row(trials, "semi_private", "semi-private", "c10_homogeneity"))
     trials = _trials(results, "c10_generic")
     if trials is not None:
-        rows.append(_row(trials, GL, "GenericLearner (seed 002)", "c10_generic"))
+        rows.append(_row(trials, GL, "GenericLearner (BNS15)", "c10_generic"))
     return rows
 
 

@@ -1,9 +1,9 @@
-"""C11 (seed 004, Theorem 3.5 and Example 3.3): the private Set Cover Learner for conjunctions.
+"""C11 (KMMS19, Theorem 3.5 and Example 3.3): the private Set Cover Learner for conjunctions.
 
 Paper: ``n = O~(k log D / (alpha eps))`` for ``CONJ_{k,D}`` with Claim 3.4's per-round budget
 ``eps_hat = eps / (2 ln(e/delta))`` (independent of the number of rounds ``R = ceil(2k ln(2 /
 alpha_0))``), against ``k^1.5`` with the naive per-round budget of Example 3.3 (advanced
-composition, ``eps_hat ~ 1/sqrt(R)``). Two experiments on planted conjunctions (SPEC 9.6):
+composition, ``eps_hat ~ 1/sqrt(R)``). Two experiments on planted conjunctions (docs/model.md §9.6):
 
 * ``c11_set_cover_k`` (D = 64, k = 1..8): per composition, the slope of ``log n_hat`` against
   ``log k``. The theorem is an upper bound: its rate is ``[1, with log factor]`` (Claim 3.4) and
@@ -47,7 +47,7 @@ def eps_hat(k: int, eps: float, delta: float, composition: str, alpha0=0.1) -> f
 
 
 def theorem_3_2(k, Dv, alpha, beta, eps, delta, composition) -> float:
-    """Theorem 3.2's sample size with constant 1 (SPEC 9.1): ``(k ln(1/alpha) / alpha) (VC(H)
+    """Theorem 3.2's sample size with constant 1 (docs/model.md §9.1): ``(k ln(1/alpha) / alpha) (VC(H)
     ln k + lambda + (1/eps') ln((k / beta) ln(1/alpha)))``, ``VC(literals) = 1``, ``lambda =
     (2 / eps_hat) ln(2D 4k ln(2/alpha) / beta)``, ``eps'`` the add/remove budget."""
     eh = eps_hat(k, eps, delta, composition)

@@ -1,4 +1,4 @@
-"""C12 (seed 004, Lemma 4.6 / Theorem 4.7): convex polygons on the grid ``{0..T}^2`` cost
+"""C12 (KMMS19, Lemma 4.6 / Theorem 4.7): convex polygons on the grid ``{0..T}^2`` cost
 ``log T`` for the fully private Set Cover Learner (exact Select Halfplane); PPM's cost does not
 depend on ``T``.
 

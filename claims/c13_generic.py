@@ -1,4 +1,4 @@
-"""C13 (seed 002, Theorem 3.3): GenericLearner's labelled cost does not depend on the domain;
+"""C13 (BNS15, Theorem 3.3): GenericLearner's labelled cost does not depend on the domain;
 its unlabelled cost grows with ``b = log2 |X|``.
 
 ``c13_generic_domain``: thresholds on ``X = {0..2^b - 1}`` (``b = log2 T``), all examples
@@ -35,7 +35,7 @@ STATEMENT = ("GenericLearner: labelled cost independent of |X|, unlabelled cost 
 EXPERIMENTS = ("c13_generic_domain", "c13_generic_unlabelled")
 GL, FP = "GenericLearner", "fully_private"
 UNLABELLED_THEORY = (1.0, 1.5)  # Theorem 3.3 (linear in b); the substitute sanitizer's b^1.5
-STYLE = {GL: dict(color="C4", marker="o", label="GenericLearner (seed 002, Alg. 1)"),
+STYLE = {GL: dict(color="C4", marker="o", label="GenericLearner (BNS15, Alg. 1)"),
          FP: dict(color="C3", marker="D", label="fully private EM on the grid (all labels)")}
 
 

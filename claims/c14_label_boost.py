@@ -1,4 +1,4 @@
-"""C14 (seed 002, Theorem 4.13): the LabelBoost wrapper's labelled cost does not depend on the
+"""C14 (BNS15, Theorem 4.13): the LabelBoost wrapper's labelled cost does not depend on the
 base learner's.
 
 ``c14_label_boost``: the wrapper (Algorithm 3; base learner ``A`` = the gap-grouped threshold

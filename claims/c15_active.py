@@ -1,4 +1,4 @@
-"""C15 (seed 002, Theorem 5.8): the private active learner's label queries do not depend on
+"""C15 (BNS15, Theorem 5.8): the private active learner's label queries do not depend on
 epsilon; a private semi-supervised learner run at epsilon needs ``~1/epsilon`` labels.
 
 ``c15_active_queries``: Algorithm 4 (pool ``n_pool = ceil((3 + e) n_A / eps)``, uniform subset

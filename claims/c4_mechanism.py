@@ -6,7 +6,7 @@ Three readings of Theorem 4.9's ``d^2 log`` term that do not go through the end-
 (a) ``ln|G|`` against ``d^2 ln n_pub`` (``results/c4_dimension/log_class_size.csv``, written by
     ``scripts/log_class_size.py``: ``|C_pub|`` from ConstrHalf with dedup, ``|G| = 1 +
     sum_{j<=d} C(|C_pub|, j)`` as an exact integer). MEASURED: the local exponent of ``ln|G|``
-    in ``ln n_pub`` per d, to be compared with ``d^2`` (SPEC 4: ``|C_pub| ~ 2 n_pub^d / d!``,
+    in ``ln n_pub`` per d, to be compared with ``d^2`` (docs/model.md §4: ``|C_pub| ~ 2 n_pub^d / d!``,
     ``|G| ~ |C_pub|^d / d!``). This is a property of the class, no sampling noise.
 (b) The exponential mechanism's price (``results/c4_dimension/mechanism_price.csv``, written by
     ``scripts/mechanism_price.py``, a non-private research diagnostic): the exact

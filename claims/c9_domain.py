@@ -5,7 +5,7 @@ against ``log T``. PPM's must be 0 (interval meets 0); the fully private exponen
 over the 2T grid thresholds must grow (interval above 0; its theory ``n ~ ln(2T) + ln(1/beta)``).
 
 d = 2 (from C12's ``c12_grid_halfplanes``, halfplanes on ``{0..T}^2``): the same test against
-the published fully private learner, seed 004's Set Cover Learner with exact Select Halfplane
+the published fully private learner, KMMS19's Set Cover Learner with exact Select Halfplane
 (``(eps, delta)``-DP for all examples; PPM is pure eps-DP for the private examples only).
 """
 
@@ -68,7 +68,7 @@ def analyse(results) -> list[VerdictRow]:
 
 
 def _d2_rows(results) -> list[VerdictRow]:
-    """d = 2: PPM vs the published fully private learner (seed 004) on C12's samples."""
+    """d = 2: PPM vs the published fully private learner (KMMS19) on C12's samples."""
     data = results.load(c12.EXPERIMENT)
     if data is None:
         return []
@@ -139,7 +139,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
         text = c12.draw_panel(axes[1], results)
         r2 = ([r for r in rows if r.d == 2 and r.alpha == CLAIM_HEADLINE_ALPHA]
               or [r for r in rows if r.d == 2])[:1]
-        axes[1].set_title(f"d = 2 vs the published fully private learner (seed 004)\n"
+        axes[1].set_title(f"d = 2 vs the published fully private learner (KMMS19)\n"
                           f"Set Cover Learner: {text}\nPPM: pure eps-DP, private "
                           f"examples only\n" + "; ".join(r.measured.split(": ", 1)[1]
                                                          for r in r2), fontsize=7)

@@ -1,7 +1,7 @@
 """The verdict rules and interval statistics every claim uses, and the verdict table's rules.
 
 Slope claims (C1-C5, C9): the bootstrap interval ``[lo, hi]`` of a measured log-log slope
-(SPEC section 5) is compared with the theory's range ``[theory_lo, theory_hi]`` widened by the
+(docs/model.md §5) is compared with the theory's range ``[theory_lo, theory_hi]`` widened by the
 equivalence margin :data:`SLOPE_TOL` (:func:`verdict`, two-sided):
 
 - *holds*: the whole interval lies inside ``[theory_lo - SLOPE_TOL, theory_hi + SLOPE_TOL]``;

@@ -106,7 +106,7 @@ def estimator_conf(cls, target: str):
 
 
 PPMLearnerConf = estimator_conf(PPMHalfspaceLearner, "ppm.PPMHalfspaceLearner")
-# Seed 002's learners (ppm.semi_supervised): the class is the one source of every default.
+# BNS15's learners (ppm.semi_supervised): the class is the one source of every default.
 GenericLearnerConf = estimator_conf(GenericLearner, "ppm.semi_supervised.GenericLearner")
 PrivateActiveLearnerConf = estimator_conf(PrivateActiveLearner,
                                           "ppm.semi_supervised.PrivateActiveLearner")
@@ -132,7 +132,7 @@ class Config:
     seed: int = 20201206
     trials: int = 20
     n: int = 100
-    # Size of a separate unlabelled sample (seed 002's learners, fit(..., X_unlabelled=...));
+    # Size of a separate unlabelled sample (BNS15's learners, fit(..., X_unlabelled=...));
     # null: none drawn, and the key is left out of the cell key (old caches stay valid).
     n_unlabelled: Optional[int] = None
     n_jobs: int = 1

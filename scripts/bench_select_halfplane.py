@@ -1,4 +1,4 @@
-"""Benchmark: wall time of one exact Select Halfplane call (seed 004 section 4, SPEC 9.2).
+"""Benchmark: wall time of one exact Select Halfplane call (KMMS19 section 4, docs/model.md §9.2).
 
 Prints wall and CPU seconds per call of ``HalfplaneSelector.select`` for n in {100, 1000, 3000} random
 points of {0..T}^2 (distinct-ish points for T = 2^20; heavy duplication for T = 16).

@@ -2,7 +2,7 @@
 
     python -m scripts.bench_set_cover            # D = 1024, k = 4, epsilon = 0.9, delta = 1e-6
 
-Issue 10's goal: tens of thousands of examples over D = 1024 variables in seconds. Per n and
+The goal: tens of thousands of examples over D = 1024 variables in seconds. Per n and
 composition: over ``--trials`` samples, the exact error (``PlantedConjunction.conjunction_error``)
 of the fitted conjunction (mean, max, fraction of exact recoveries) and the fit time, both wall
 clock and CPU time of this process (the CPU time is what a loaded shared machine does not

@@ -14,7 +14,7 @@ Scorers: the neighbours of instance k are audited with one method (auto, sweep, 
 blocked, reference, cycled so that every (d, method) pair gets the same share; d = 3 is a fifth
 of the instances, d = 1 and 2 two fifths each), and on every instance the base sample's
 distribution is computed with all five methods and required to agree. Half the samples are
-label-determined (SPEC 1), half have arbitrary labels (privacy holds for any data). Size limits (exhaustive enumeration of every neighbour):
+label-determined (docs/model.md §1), half have arbitrary labels (privacy holds for any data). Size limits (exhaustive enumeration of every neighbour):
 d = 1: n <= 7; d = 2 and 3: n <= 5 with at most 3 distinct public points, i.e. ``Aff`` of
 dimension <= 2 in d = 3 (a full-dimensional d = 3 arrangement, 4 public points, has ~1700
 cells and ``|G|`` ~ 3700: ~3300 neighbours at ~0.1-0.5 s each per scorer, tens of minutes
@@ -65,7 +65,7 @@ C6_DIMS = (1, 2, 3, 1, 2)
 def _instance(rng: np.random.Generator, d: int, n: int, max_public: int | None = None,
               arbitrary_labels: bool = False):
     """A small sample: Gaussian points (integer grid w.p. 0.3: duplicates, collinear points),
-    public w.p. 1/2 (at least one public and one private); labels label-determined (SPEC 1,
+    public w.p. 1/2 (at least one public and one private); labels label-determined (docs/model.md §1,
     label 1 iff private) or, with ``arbitrary_labels``, uniform."""
     X = rng.normal(size=(n, d))
     if rng.random() < 0.3:

@@ -5,7 +5,7 @@
 For each claim (``claims.registry.CLAIMS``): ``analyse`` the aggregated CSVs of its experiments,
 write ``<results>/<claim>/summary.{csv,md}`` and draw ``<results>/figures/<claim>.png``. A claim
 whose results are missing is skipped with a one-line notice. The verdict rules are in
-``claims/verdicts.py`` (and the README).
+``claims/verdicts.py`` (and docs/results.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""C4: ``ln |G|`` against ``d^2 ln n_pub``, from ``|C_pub|`` built by ``ConstrHalf`` (SPEC 2-4).
+"""C4: ``ln |G|`` against ``d^2 ln n_pub``, from ``|C_pub|`` built by ``ConstrHalf`` (docs/model.md §§2-4).
 
     python -m scripts.log_class_size [--out results/c4_dimension/log_class_size.csv]
 

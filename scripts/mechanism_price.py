@@ -1,4 +1,4 @@
-"""C4: the exponential mechanism's own price vs d, exactly (Lemma 4.6; SPEC 3-4).
+"""C4: the exponential mechanism's own price vs d, exactly (Lemma 4.6; docs/model.md §§3-4).
 
     python -m scripts.mechanism_price [--out results/c4_dimension/mechanism_price.csv]
 

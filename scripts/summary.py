@@ -12,6 +12,11 @@ Reads ``<results>/<claim>/summary.csv`` (written by ``scripts/figures.py``) and 
 
 The rules (headline setting, combined verdict) are in ``claims/report.py`` and
 ``claims/verdicts.py``. Claims whose experiments have not been run are listed as "not run".
+
+When ``--results`` is the committed ``results/`` of this repository, it then refreshes the
+generated blocks of ``README.md`` and ``docs/`` (the README's verdict table, one page per claim
+under ``docs/claims/``, the benchmark table: ``claims/docs_blocks.py``). A run on any other
+results root (the quick profile, ``ARGS`` overrides, your own ``RESULTS=``) never edits them.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from claims import docs_blocks
 from claims.report import write_table
 
 
@@ -28,6 +34,10 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     table = write_table(args.results)
     print(table[["claim", "verdict"]].to_string(index=False))
+    if args.results.resolve() == (docs_blocks.ROOT / "results").resolve():
+        changed = docs_blocks.refresh(args.results, docs_blocks.ROOT)
+        print("README.md / docs/: " + (f"refreshed {', '.join(changed)}" if changed
+                                       else "generated blocks up to date"))
 
 
 if __name__ == "__main__":

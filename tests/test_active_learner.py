@@ -1,4 +1,4 @@
-"""PrivateActiveLearner (seed 002, Algorithm 4, Claim 5.7): sizes, oracle use, validation, API."""
+"""PrivateActiveLearner (BNS15, Algorithm 4, Claim 5.7): sizes, oracle use, validation, API."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Command line (``python -m experiments.run`` in a subprocess, as a user runs it): non-zero exit,
 the last line of stderr is ``error: ...`` naming the key and the value, no Python traceback,
 and no trial cache written. Python API: ``ValueError``/``TypeError`` whose message names the
-value. Cases from issue 13 (epsilon 0, negative or nan; d 0; w_pub outside (0, 1); trials 0;
+value. Cases (epsilon 0, negative or nan; d 0; w_pub outside (0, 1); trials 0;
 n_jobs 0; n 0; unknown keys and group options; a string where a number belongs; an unwritable
 results_root; N_JOBS=0 in the Makefile; empty data; a 1-D row given to predict).
 """

@@ -1,4 +1,4 @@
-"""Tests of ppm.baselines (SPEC section 7)."""
+"""Tests of ppm.baselines (docs/model.md §7)."""
 
 import itertools
 import warnings

@@ -1,4 +1,4 @@
-"""Tests for ppm.bounds (SPEC section 4): hand-computed values, exact search, monotonicity."""
+"""Tests for ppm.bounds (docs/model.md §4): hand-computed values, exact search, monotonicity."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Tests of ppm.populations.datasets (SPEC section 8: the breast-cancer data in the PPM model)."""
+"""Tests of ppm.populations.datasets (docs/model.md §8: the breast-cancer data in the PPM model)."""
 
 import math
 

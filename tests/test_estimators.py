@@ -38,13 +38,13 @@ LEARNERS = [
     (LabelBoostLearner, dict(b=8, base_n=10), ("base_n", 0)),
     (GapThresholdMechanism, dict(epsilon=0.5, b=8), ("b", 0)),
 ]
-# Seed 002's thresholds on {0..2^b - 1} take integer points (BigPoints or int arrays).
+# BNS15's thresholds on {0..2^b - 1} take integer points (BigPoints or int arrays).
 INTEGER_POINTS = (LabelBoostLearner, GapThresholdMechanism)
 IDS = [c.__name__ for c, _, _ in LEARNERS]
 
 
 def _binary_sample(n=30, seed=0):
-    """Seed 004's conjunction learners take points of {0,1}^D (label = x_0 AND NOT x_1)."""
+    """KMMS19's conjunction learners take points of {0,1}^D (label = x_0 AND NOT x_1)."""
     X = np.random.default_rng(seed).integers(0, 2, size=(n, 4))
     y = (X[:, 0] & (1 - X[:, 1])).astype(np.int64)
     return X, y, y == 0

@@ -1,4 +1,4 @@
-"""Fully private baseline (SPEC 7 (a)): exact exponential mechanism over grid thresholds, d = 1."""
+"""Fully private baseline (docs/model.md §7 (a)): exact exponential mechanism over grid thresholds, d = 1."""
 
 from __future__ import annotations
 

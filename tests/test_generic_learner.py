@@ -1,4 +1,4 @@
-"""GenericLearner (seed 002, Algorithm 1): sanitizer privacy, cover, mechanism, budget, API."""
+"""GenericLearner (BNS15, Algorithm 1): sanitizer privacy, cover, mechanism, budget, API."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Algorithm 1 (ConstrHalf): the conventions of SPEC section 2."""
+"""Algorithm 1 (ConstrHalf): the conventions of docs/model.md §2."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of ppm.populations (SPEC sections 1 and 8)."""
+"""Tests of ppm.populations (docs/model.md §§1 and 8)."""
 
 import math
 
@@ -45,7 +45,7 @@ def test_public_fraction_and_label_determined(w_pub):
     n = 20000
     X, y, public = GaussianClusters(w_pub=w_pub).sample(n, random_state=1)
     assert abs(public.mean() - w_pub) <= _binom_tol(w_pub, n)
-    # Label-determined privacy model (SPEC 1): private iff label 1.
+    # Label-determined privacy model (docs/model.md §1): private iff label 1.
     np.testing.assert_array_equal(y, (~public).astype(np.int64))
 
 
@@ -117,7 +117,7 @@ def test_relaxation_eta_rates():
 @pytest.mark.parametrize("margin", [None, 0.2])
 def test_eta_half_is_homogeneous(margin):
     # eta = 0.5: the label is a fair coin independent of the privacy bit, so the public and
-    # private sub-populations are the same distribution (SPEC 7, claim C10 at shift 0).
+    # private sub-populations are the same distribution (docs/model.md §7, claim C10 at shift 0).
     n = 60000
     pop = GaussianClusters(d=2, eta=0.5, w_pub=0.3, margin=margin)
     assert pop.eta == 0.5 and pop.label_probabilities() == pytest.approx((0.5, 0.5))

@@ -1,4 +1,4 @@
-"""A fitted private learner exposes only what its mechanism released (issue 12, privacy leak).
+"""A fitted private learner exposes only what its mechanism released (no private state leaks).
 
 For every private learner: fit on a sample and on its neighbour with one PRIVATE example's label
 flipped, with the same seed. Every public fitted attribute (name ending in ``_``) other than the

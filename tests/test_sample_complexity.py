@@ -1,4 +1,4 @@
-"""Tests for analysis.sample_complexity (SPEC section 5) on synthetic trials with a known error law."""
+"""Tests for analysis.sample_complexity (docs/model.md §5) on synthetic trials with a known error law."""
 
 import math
 

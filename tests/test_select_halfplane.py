@@ -1,4 +1,4 @@
-"""Tests of the exact Select Halfplane (seed 004 section 4, SPEC 9.2).
+"""Tests of the exact Select Halfplane (KMMS19 section 4, docs/model.md §9.2).
 
 Independent references: exact polygon clipping with Fractions (each cell = the dual box cut by
 the n closed halfplanes of its sign vector), a fine grid of the dual evaluated with the primal

@@ -1,4 +1,4 @@
-"""Semi-private baseline (SPEC 7, seeds/002): cover by public dichotomies + exponential mechanism."""
+"""Semi-private baseline (docs/model.md §7, BNS15): cover by public dichotomies + exponential mechanism."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Privacy audits of seed 002's mechanisms that the per-module tests do not cover.
+"""Privacy audits of BNS15's mechanisms that the per-module tests do not cover.
 
 * The private active learner (Algorithm 4, Claim 5.7): its output distribution on neighbouring
   pools, computed EXACTLY by enumerating every (queried, unlabelled) subset the learner can

@@ -1,4 +1,4 @@
-"""Set Cover Learner (seed 004 section 3, SPEC 9.1): literal EM, privacy audit, learner, population."""
+"""Set Cover Learner (KMMS19 section 3, docs/model.md §9.1): literal EM, privacy audit, learner, population."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Fully private baseline: the exponential mechanism over thresholds on a finite grid (d = 1).
 
-SPEC section 7, "Fully private" (a): every example is treated as private (the ``public`` mask is
+docs/model.md §7, "Fully private" (a): every example is treated as private (the ``public`` mask is
 accepted and ignored), and the learner is the generic pure-DP learner of Kasiviswanathan et al.
-(exponential mechanism of McSherry-Talwar over a finite class, as in ``seeds/002``'s discussion
+(exponential mechanism of McSherry-Talwar over a finite class, as in BNS15's discussion
 of the generic construction) instantiated with thresholds on the grid domain
 ``g_k = low + k (high - low) / (T - 1)``, ``k = 0..T-1`` (evaluated as in
 :func:`grid_points`, so that the default ``[0, 1]`` grid is ``k / (T - 1)`` exactly).
@@ -28,7 +28,7 @@ Privacy: the class depends on ``(T, low, high)`` only, never on data; one exampl
 :func:`ppm.core.mechanism.sample_level_and_rank`, the same sampler as the PPM learner) is epsilon-DP
 with respect to *every* example, public or private.
 
-Cost of the domain (claim C9; SPEC section 4, "Fully private is impossible on R"): the
+Cost of the domain (claim C9; docs/model.md §4, "Fully private is impossible on R"): the
 exponential mechanism guarantees ``m(h_hat) <= OPT + 2 (ln(2T) + ln(1/beta)) / epsilon`` with
 probability ``1 - beta``, so in the realizable case about ``n ~ 2 (ln(2T) + ln(1/beta)) /
 (epsilon alpha)`` examples are needed: the learner pays ``log T`` for the size of the domain.
@@ -36,7 +36,7 @@ That is unavoidable for pure DP (thresholds on a grid of size ``T`` need ``Omega
 samples: Feldman-Xiao 2014; Beimel-Kasiviswanathan-Nissim 2010 for point functions); approximate
 DP still needs ``Omega(log* T)`` (Bun-Nissim-Stemmer-Vadhan 2015), and on all of ``R`` no private
 learner of thresholds exists (Alon-Livni-Malliaris-Moran 2019). The PPM learner's sample
-complexity has no dependence on ``T`` (SPEC section 4).
+complexity has no dependence on ``T`` (docs/model.md §4).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Non-private baselines (SPEC section 7).
+"""Non-private baselines (docs/model.md §7).
 
 - :class:`ERMHalfspace`: non-private empirical risk minimisation over halfspaces, the yardstick
   the PPM learner is compared with (Lemma 4.5: the learner's class ``G`` always contains a rule
@@ -6,7 +6,7 @@
   samples (LP feasibility) and for d = 2 (enumeration of lines through sample points);
   approximate (logistic regression) otherwise.
 - :class:`PublicOnly`: uses the public examples only.
-- :class:`LogisticRegressionBaseline` (non-private) and :class:`DPLogisticRegression` (SPEC 7
+- :class:`LogisticRegressionBaseline` (non-private) and :class:`DPLogisticRegression` (docs/model.md §7
   (c), the practitioner's pick: diffprivlib's objective-perturbation logistic regression with
   ALL examples treated as private), the two logistic-regression baselines of the real-data
   figure. Both standardise the features with statistics of the PUBLIC training examples only
@@ -205,7 +205,7 @@ class LinearRule:
 
 
 class ERMHalfspace(LinearRule, ClassifierMixin, BaseEstimator):
-    """Non-private ERM over halfspaces (SPEC 7, "Non-private ERM halfspace").
+    """Non-private ERM over halfspaces (docs/model.md §7, "Non-private ERM halfspace").
 
     The class is every ``x -> 1[<coef_, x> + intercept_ > 0]`` (both orientations, since the
     sign of ``coef_`` is free) together with the two constant classifiers (``coef_ = 0``,
@@ -352,7 +352,7 @@ def _logistic(X, y):
 
 
 class PublicOnly(ClassifierMixin, BaseEstimator):
-    """Public-only baseline (SPEC 7): the majority label of the public examples.
+    """Public-only baseline (docs/model.md §7): the majority label of the public examples.
 
     Ties and a sample without public examples give 0. In the label-determined model every
     public label is 0, so this predicts 0 everywhere (error ``P[y = 1]``): the gap between it

@@ -1,4 +1,4 @@
-"""Logistic-regression baselines of the real-data figure (SPEC 7 (c)).
+"""Logistic-regression baselines of the real-data figure (docs/model.md §7 (c)).
 
 :class:`LogisticRegressionBaseline` (non-private) and :class:`DPLogisticRegression` (the
 practitioner's pick: diffprivlib's objective-perturbation logistic regression with ALL examples
@@ -26,7 +26,7 @@ _LOGISTIC_MAX_ITER = 1000
 
 
 def public_scaling(X: np.ndarray, public: np.ndarray):
-    """``(center, scale)`` from the PUBLIC rows of ``X`` only (SPEC 3 and 8).
+    """``(center, scale)`` from the PUBLIC rows of ``X`` only (docs/model.md §§3 and 8).
 
     Private rows are never read, so the scaling is free in privacy terms: changing any private
     example leaves it unchanged. Fewer than 2 public rows: ``center = 0``, ``scale = 1`` (no
@@ -64,7 +64,7 @@ class _ScaledLinearModel(LinearRule, ClassifierMixin, BaseEstimator):
 
 
 class LogisticRegressionBaseline(_ScaledLinearModel):
-    """Non-private logistic regression on all examples (SPEC 7, real-data figure).
+    """Non-private logistic regression on all examples (docs/model.md §7, real-data figure).
 
     Features are standardised with the mean and standard deviation of the PUBLIC training
     examples only (:func:`public_scaling`; ``public=None`` means all examples are public),
@@ -120,11 +120,11 @@ class LogisticRegressionBaseline(_ScaledLinearModel):
 
 
 class DPLogisticRegression(_ScaledLinearModel):
-    """Fully private logistic regression, diffprivlib (SPEC 7 (c), "the practitioner's pick").
+    """Fully private logistic regression, diffprivlib (docs/model.md §7 (c), "the practitioner's pick").
 
     ALL examples are treated as private (the public/private split is not exploited), except
     that the feature scaling uses the public examples only, which is free under the PPM
-    privacy definition (SPEC 1: public examples are never protected):
+    privacy definition (docs/model.md §1: public examples are never protected):
 
     1. ``center_``, ``scale_`` from the PUBLIC examples only (:func:`public_scaling`);
     2. every scaled row is clipped to L2 norm ``<= data_norm``. ``data_norm`` is a fixed

@@ -1,7 +1,7 @@
 """Semi-private (homogeneous public data) baseline: a public cover plus the exponential mechanism.
 
-SPEC section 7, "Semi-private / homogeneous". The generic construction of Beimel, Nissim and
-Stemmer, *Learning Privately with Labeled and Unlabeled Examples* (``seeds/002``, Algorithm 1
+docs/model.md §7, "Semi-private / homogeneous". The generic construction of Beimel, Nissim and
+Stemmer, *Learning Privately with Labeled and Unlabeled Examples* (BNS15, Algorithm 1
 there; also Alon, Bassily and Moran, *Limits of Private Learning with Access to Public Data*,
 NeurIPS 2019): unlabeled data assumed to come from the *same* distribution as the labelled
 population are used to build a finite cover ``H`` of the concept class with one hypothesis per
@@ -13,7 +13,7 @@ and the concept class is halfspaces in ``R^d``.
 Construction (deterministic, canonical order):
 
 1. ``C_pub = construct_halfspaces(X_pub)`` (:mod:`ppm.core.halfspaces`, Algorithm 1 of the PPM paper,
-   SPEC section 2): closed halfspaces ``h_0, h_1, ..., h_{m-1}`` whose boundary passes through at
+   docs/model.md §2): closed halfspaces ``h_0, h_1, ..., h_{m-1}`` whose boundary passes through at
    most ``d`` public points, both orientations. :meth:`PublicHalfspaces.contains` is the single
    source of truth for membership, in the cover and in :meth:`predict` alike.
 2. Candidate rules, in this order: for ``i = 0..m-1`` the pair ``("inside", i)`` (predict 1 iff
@@ -38,13 +38,13 @@ Construction (deterministic, canonical order):
    scores the private examples only; ``labels="all"`` (a variant) also counts mistakes on the
    public examples, whose labels are not protected.
 
-Why this is epsilon-DP with respect to the private examples (SPEC section 1 neighbouring
+Why this is epsilon-DP with respect to the private examples (docs/model.md §1 neighbouring
 relation): steps 1-3 read the public points only (never a private example, never any label),
 so for a fixed public sample the cover is a fixed finite set. Private data enter only through
 the scores ``m(h)``; replacing one private example changes every ``m(h)`` by at most 1, so the
 exponential mechanism with ``exp(-epsilon m / 2)`` is epsilon-DP (McSherry-Talwar). Using the
 public labels inside the score costs nothing, as public examples are not protected. The
-deduplication in step 3 is free for the same reason as ``ConstrHalf``'s (SPEC section 3, "any
+deduplication in step 3 is free for the same reason as ``ConstrHalf``'s (docs/model.md §3, "any
 preprocessing that looks at public data only is free").
 
 Why it fails on a mixture (claim C10): the construction assumes that the unlabeled (public)
@@ -150,7 +150,7 @@ def cover_scores(halfspaces: PublicHalfspaces, cover: np.ndarray, X, y) -> np.nd
 class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
     """Semi-private halfspace learner: public dichotomy cover + exact exponential mechanism.
 
-    The homogeneous-public-data baseline of SPEC section 7 (``seeds/002``, Beimel-Nissim-Stemmer;
+    The homogeneous-public-data baseline of docs/model.md §7 (BNS15, Beimel-Nissim-Stemmer;
     Alon-Bassily-Moran); see the module docstring for the construction, the privacy argument
     and why it fails on a mixture of public and private populations (claim C10).
 

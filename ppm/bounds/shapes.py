@@ -1,4 +1,4 @@
-"""O-shapes of Theorems 4.9 and 4.10 and of the classical non-private rates (SPEC section 4).
+"""O-shapes of Theorems 4.9 and 4.10 and of the classical non-private rates (docs/model.md §4).
 
 Each is the theorem's big-O expression without its constant: curves beside measured
 ``n_hat`` get one fitted multiplicative constant (:func:`fit_shape_constant`), and the
@@ -22,7 +22,7 @@ def _log_factor(d, eps, alpha):
 
 
 def realizable_shape(alpha, beta, epsilon, d):
-    """Theorem 4.9 O-form: ``(d^2 L + ln(1/beta)) / (epsilon alpha)`` (SPEC section 4).
+    """Theorem 4.9 O-form: ``(d^2 L + ln(1/beta)) / (epsilon alpha)`` (docs/model.md §4).
 
     ``L = ln(max(e, d/(epsilon alpha)))``: the paper's ``log(d/(epsilon alpha))`` guarded so
     that the log factor stays >= 1.
@@ -56,7 +56,7 @@ def agnostic_shape(alpha, beta, epsilon, d):
 def nonprivate_realizable_shape(alpha, beta, d):
     """Classical realizable rate for halfspaces (VC dim ``d + 1``): ``(d + ln(1/beta)) / alpha``.
 
-    SPEC section 4, non-private reference. Vectorised over ``alpha``.
+    docs/model.md §4, non-private reference. Vectorised over ``alpha``.
     """
     alpha = check_alpha_array(alpha)
     beta = check_open_unit(beta, "beta")
@@ -65,7 +65,7 @@ def nonprivate_realizable_shape(alpha, beta, d):
 
 
 def nonprivate_agnostic_shape(alpha, beta, d):
-    """Classical agnostic rate for halfspaces: ``(d + ln(1/beta)) / alpha^2`` (SPEC section 4).
+    """Classical agnostic rate for halfspaces: ``(d + ln(1/beta)) / alpha^2`` (docs/model.md §4).
 
     Vectorised over ``alpha``.
     """
@@ -76,7 +76,7 @@ def nonprivate_agnostic_shape(alpha, beta, d):
 
 
 def fit_shape_constant(n_hat, shape_values) -> float:
-    """One multiplicative constant ``c`` for ``n_hat ~ c * shape`` (SPEC section 4, shape curves).
+    """One multiplicative constant ``c`` for ``n_hat ~ c * shape`` (docs/model.md §4, shape curves).
 
     Least squares in log space: ``c = exp(mean(log n_hat - log shape))`` over the entries
     where both are finite and positive (censored ``n_hat`` = nan are skipped).

@@ -1,9 +1,9 @@
-"""Explicit sample-complexity bounds of the PPM learner (SPEC section 4; paper section 4).
+"""Explicit sample-complexity bounds of the PPM learner (docs/model.md §4; paper section 4).
 
 Everything here is closed-form arithmetic on the paper's lemmas, with the explicit constants
-fixed in SPEC section 4:
+fixed in docs/model.md §4:
 
-* ``|C_pub|`` and ``|G|`` (Algorithm 1 and 2 counting, SPEC sections 2-3), exact and in logs;
+* ``|C_pub|`` and ``|G|`` (Algorithm 1 and 2 counting, docs/model.md §§2-3), exact and in logs;
 * the exponential-mechanism excess (Lemma 4.6) and the sample-compression deviation
   (Lemma 4.8, with ``k = d^2``);
 * the explicit realizable bound ``B(n)`` (Theorem 4.9) and agnostic bound (Theorem 4.10), and
@@ -56,12 +56,12 @@ _N_MAX = 2**62
 
 
 # --------------------------------------------------------------------------------------------
-# |C_pub| and |G| (SPEC sections 2-3)
+# |C_pub| and |G| (docs/model.md §§2-3)
 # --------------------------------------------------------------------------------------------
 
 
 def num_halfspaces_upper(n_pub, d) -> int:
-    """Upper bound ``2 * sum_{i=1..d} C(n_pub, i)`` on ``|C_pub|`` (Algorithm 1; SPEC section 2).
+    """Upper bound ``2 * sum_{i=1..d} C(n_pub, i)`` on ``|C_pub|`` (Algorithm 1; docs/model.md §2).
 
     One opposite pair of halfspaces per non-empty subset of at most ``d`` public points.
     Exact Python int. ``n_pub`` must be an integer >= 0.
@@ -72,7 +72,7 @@ def num_halfspaces_upper(n_pub, d) -> int:
 
 
 def hypothesis_class_size_from_halfspaces(m, d) -> int:
-    """``|G| = 1 + sum_{j=1..min(d, m)} C(m, j)`` for ``|C_pub| = m`` (Algorithm 2; SPEC section 3).
+    """``|G| = 1 + sum_{j=1..min(d, m)} C(m, j)`` for ``|C_pub| = m`` (Algorithm 2; docs/model.md §3).
 
     The empty hypothesis plus one hypothesis per set of at most ``d`` distinct halfspaces.
     Use it with the real (deduplicated) ``|C_pub|``. Exact Python int.
@@ -83,7 +83,7 @@ def hypothesis_class_size_from_halfspaces(m, d) -> int:
 
 
 def hypothesis_class_size(n_pub, d) -> int:
-    """``|G|`` with ``|C_pub|`` at its Algorithm-1 upper bound (SPEC sections 2-3). Exact int.
+    """``|G|`` with ``|C_pub|`` at its Algorithm-1 upper bound (docs/model.md §§2-3). Exact int.
 
     E.g. ``n_pub = 3, d = 2``: ``|C_pub| <= 2 (3 + 3) = 12``, ``|G| = 1 + 12 + 66 = 79``.
     """
@@ -125,7 +125,7 @@ def _log_G(n_pub, d: int):
 
 
 def log_hypothesis_class_size(n_pub, d):
-    """Natural log of :func:`hypothesis_class_size`, for real ``n_pub >= 0`` (SPEC section 4).
+    """Natural log of :func:`hypothesis_class_size`, for real ``n_pub >= 0`` (docs/model.md §4).
 
     Used at ``n_pub = w_pub * n``. Binomials of a real argument use the falling factorial
     (``C(x, i) = 0`` for ``x <= i - 1``), so the result is continuous and nondecreasing in
@@ -206,7 +206,7 @@ def _log_growth(n2, D):
     """ln of an upper bound on the growth function of halfspaces (VC dim ``D``) at ``n2``.
 
     Sauer-Shelah ``(e n2 / D)^D`` (valid for ``n2 >= D``) and the trivial ``2^n2``; the min of
-    the two is continuous and nondecreasing in ``n2``. The Sauer term alone (the SPEC's form)
+    the two is continuous and nondecreasing in ``n2``. The Sauer term alone (the form of docs/model.md §4)
     is what is used for every ``n >= 1.55 D``; below that the bound exceeds 1 anyway.
     """
     n2 = np.asarray(n2, dtype=float)
@@ -225,7 +225,7 @@ def _agnostic_rest(n, d, beta):
     ``ln(4n/beta)/n`` decreases for ``n > e beta/4``, and ``(ln Pi(2n) + c)/n`` decreases
     because ``ln Pi`` is either ``2n ln 2`` or ``D ln(2en/D)`` with ``2n >= D``.
 
-    Erratum (SPEC section 4): the paper's proof writes the compression deviation as
+    Erratum (docs/model.md §4): the paper's proof writes the compression deviation as
     ``8k ln(4n/beta)/n + 2k/n`` without the square-root term. With ``err_hat = Theta(1)``
     (the agnostic case) that square root, ``sqrt(4k ln(4n/beta)/n)``, is the dominant term and
     is what produces the ``1/alpha^2`` rate, so it is kept here.
@@ -239,7 +239,7 @@ def _agnostic_rest(n, d, beta):
 
 
 def realizable_bound(n, d, epsilon, beta, w_pub=1.0):
-    """Explicit Theorem 4.9 bound ``B(n)`` on the error, w.p. ``>= 1 - beta`` (SPEC section 4).
+    """Explicit Theorem 4.9 bound ``B(n)`` on the error, w.p. ``>= 1 - beta`` (docs/model.md §4).
 
     ``e(n) = 2 (ln|G| + ln(2/beta)) / (epsilon n)`` (Lemma 4.6 at confidence ``beta/2``),
     ``B(n) = e(n) + sqrt(e(n) 4k ln(2n/beta)/n) + 8k ln(2n/beta)/n + 2k/n`` (Lemma 4.8 at
@@ -258,7 +258,7 @@ def realizable_bound(n, d, epsilon, beta, w_pub=1.0):
 
 
 def agnostic_bound(n, d, epsilon, beta, w_pub=1.0):
-    """Explicit Theorem 4.10 bound on the excess error, w.p. ``>= 1 - beta`` (SPEC section 4).
+    """Explicit Theorem 4.10 bound on the excess error, w.p. ``>= 1 - beta`` (docs/model.md §4).
 
     Beta split in quarters: EM term ``2 (ln|G| + ln(4/beta)) / (epsilon n)`` + compression
     deviation with ``err_hat <= 1``, ``sqrt(4k ln(4n/beta)/n) + 8k ln(4n/beta)/n + 2k/n`` +

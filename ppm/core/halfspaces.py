@@ -1,11 +1,11 @@
 """Algorithm 1 of the paper (``ConstrHalf``): candidate halfspaces built from public points only.
 
-SPEC section 2. For every non-empty subset ``T`` of the (deduplicated) public points with
+docs/model.md §2. For every non-empty subset ``T`` of the (deduplicated) public points with
 ``|T| <= d`` we choose one hyperplane ``{x : <w, x> = b}`` containing ``T`` and add both closed
 halfspaces ``{<w, x> >= b}`` and ``{<w, x> <= b}``. The result also carries the affine hull
 ``Aff`` of the public points.
 
-Conventions fixed here (SPEC section 2, "Conventions to fix and document"):
+Conventions fixed here (docs/model.md §2, "Conventions"):
 
 * **Duplicate public points** are merged first (``np.unique``); a subset containing two copies of
   a point spans the same hyperplanes as the subset without the copy.

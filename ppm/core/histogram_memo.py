@@ -1,6 +1,6 @@
 """Experiment-only memo of the exact score histogram of ``G`` (shared across epsilons).
 
-The exact exponential mechanism of Algorithm 2 (SPEC section 3) makes two passes over ``G``: the
+The exact exponential mechanism of Algorithm 2 (docs/model.md §3) makes two passes over ``G``: the
 score histogram ``count[m]`` (every hypothesis touched once: the whole cost) and a rank pass that
 recomputes one chunk. The histogram is a function of the sample only, not of ``epsilon``. A sweep
 over epsilon on the same samples (C3, C4's ``n_hat ~ A/epsilon + B`` fit: the pipeline draws the

@@ -1,6 +1,6 @@
 """The hypothesis class ``G`` of Algorithm 2 (``LearnHalf``) and exact streamed scoring.
 
-SPEC section 3. ``G`` holds the empty hypothesis ``g_empty = 1`` and, for every ``j = 1..d`` and
+docs/model.md §3. ``G`` holds the empty hypothesis ``g_empty = 1`` and, for every ``j = 1..d`` and
 every set of ``j`` distinct halfspaces ``h_1 < ... < h_j`` of ``C_pub``, the hypothesis
 "0 on ``h_1 ∩ ... ∩ h_j ∩ Aff``, 1 elsewhere". Its score is the number of misclassified
 examples, ``m(g) = #{y = 0, x not in R} + #{y = 1, x in R}`` for the region ``R`` labelled 0.
@@ -13,7 +13,7 @@ lexicographic order of the index tuples into ``C_pub`` (itself in canonical orde
 :mod:`ppm.core.halfspaces`).
 
 ``|G|`` reaches ``1e9`` for d = 2 at a few hundred public points, so no scorer materialises one
-score per hypothesis. Each scorer exposes the two passes of the exact sampler (SPEC section 3):
+score per hypothesis. Each scorer exposes the two passes of the exact sampler (docs/model.md §3):
 ``histogram()`` returns ``count[m]`` for ``m = 0..n`` over all of ``G``, and
 ``find(level, rank)`` returns the index tuple of the ``rank``-th hypothesis (0-based, in
 canonical order) whose score is ``level``. The bitset and blocked scorers keep one small
@@ -48,7 +48,7 @@ DEFAULT_BLOCK_ELEMENTS = 1 << 22
 
 
 def class_size(n_halfspaces: int, d: int) -> int:
-    """``|G| = 1 + sum_{j=1..min(d, m)} C(m, j)`` for ``m = |C_pub|`` (SPEC section 3)."""
+    """``|G| = 1 + sum_{j=1..min(d, m)} C(m, j)`` for ``m = |C_pub|`` (docs/model.md §3)."""
     return hypothesis_class_size_from_halfspaces(int(n_halfspaces), int(d))
 
 

@@ -2,7 +2,7 @@
 
 Algorithm 2 samples ``g`` from ``G`` with ``P[g] ∝ exp(-epsilon * m(g) / 2)``, ``m(g)`` the
 number of misclassified examples (sensitivity 1 when one private example is replaced). Because
-``m`` takes only ``n + 1`` values, the exact mechanism factorises (SPEC section 3):
+``m`` takes only ``n + 1`` values, the exact mechanism factorises (docs/model.md §3):
 
 1. draw the level ``m*`` with probability ``∝ count[m*] * exp(-epsilon * m* / 2)``
    (log-sum-exp in float64), then

@@ -1,7 +1,7 @@
 """Exact streamed scoring of ``G`` by an angular sweep (``method="sweep"``, opt-in, d >= 2).
 
 Same protocol, canonical order and records as :class:`ppm.core.hypothesis_class.BitsetScorer`
-(SPEC section 3: ``histogram()`` then ``find(level, rank)``), hence identical histograms and
+(docs/model.md §3: ``histogram()`` then ``find(level, rank)``), hence identical histograms and
 samples for the same seed. Only the histogram pass differs. For a hypothesis with rows
 ``(prefix, h_i, h_k)`` the score is ``m = n_0 - v_i[k]`` with
 ``v_i[k] = sum_{x in M ∩ h_i} s_x [x in h_k]`` (``s_x = +1`` for label 0, ``-1`` for label 1,

@@ -10,7 +10,7 @@ rank uniformly, hypothesis ``g = find(L, r)`` is output with probability
 ``P[level = L] / count[L]``; the audit checks that ``find`` hits every member of ``G`` exactly
 once, so this is the full, exact output distribution of the production sampler.
 
-**Neighbours.** The neighbouring relation (SPEC 1) replaces one private example by an arbitrary
+**Neighbours.** The neighbouring relation (docs/model.md §1) replaces one private example by an arbitrary
 ``(x', y')`` that stays private. The score of every hypothesis depends on ``x'`` only through
 its membership column (which halfspaces of ``C_pub`` contain it, and whether it lies in
 ``Aff``), so one representative per realisable membership pattern covers every neighbour:

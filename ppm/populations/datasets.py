@@ -1,9 +1,9 @@
-"""Real data in the PPM model (SPEC section 8).
+"""Real data in the PPM model (docs/model.md §8).
 
 scikit-learn's bundled Wisconsin diagnostic breast-cancer data (``load_breast_cancer``: 569
 fine-needle aspirates, 30 nuclear features, 212 malignant and 357 benign; shipped inside the
 package, no download) match the paper's motivating example of healthy public and sick private
-people. In the label-determined privacy model (SPEC 1):
+people. In the label-determined privacy model (docs/model.md §1):
 
 - malignant = private = label 1, benign = public = label 0. Note that scikit-learn codes the
   target the other way round (0 = malignant, 1 = benign), so ``y = 1 - target``.
@@ -11,7 +11,7 @@ people. In the label-determined privacy model (SPEC 1):
 Features are the RAW measurements of a few columns fixed in advance, with no scaling or
 projection: the PPM learner is affine invariant, and any learner that needs scaling must do it
 itself from public examples only (as the baselines of :mod:`ppm.baselines` do), so no statistic
-of the private rows ever enters the features (SPEC 8).
+of the private rows ever enters the features (docs/model.md §8).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _check_features(features) -> tuple[tuple[str, ...], np.ndarray]:
 
 
 def load_breast_cancer_ppm(features=DEFAULT_FEATURES):
-    """The whole data set in the label-determined PPM model (SPEC 1 and 8).
+    """The whole data set in the label-determined PPM model (docs/model.md §§1 and 8).
 
     Returns
     -------
@@ -80,7 +80,7 @@ def load_breast_cancer_ppm(features=DEFAULT_FEATURES):
 
 
 class BreastCancer:
-    """The breast-cancer data as a PPM "population" for the experiment pipeline (SPEC 8).
+    """The breast-cancer data as a PPM "population" for the experiment pipeline (docs/model.md §8).
 
     ``sample(n, random_state)`` draws a uniformly random subset of ``n`` of the 569 rows without
     replacement and REMEMBERS the complement; ``true_error`` then scores a predictor on ALL

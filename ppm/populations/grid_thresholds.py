@@ -1,4 +1,4 @@
-"""The d = 1 grid domain of claim C9 (SPEC sections 4 and 8): :class:`GridThresholds`.
+"""The d = 1 grid domain of claim C9 (docs/model.md §§4 and 8): :class:`GridThresholds`.
 
 Thresholds over ``T`` equally spaced points of [0, 1], the setting where fully private learning
 pays ``Omega(log T)`` and the PPM learner pays nothing for the domain size. Its true error is
@@ -20,15 +20,15 @@ _GRID_CHUNK = 1 << 20
 
 
 class GridThresholds:
-    """Thresholds on a one-dimensional grid, label-determined privacy (SPEC 1, 4 and 8; claim C9).
+    """Thresholds on a one-dimensional grid, label-determined privacy (docs/model.md §§1, 4 and 8; claim C9).
 
     Domain: the ``T`` grid points ``g_k = k / (T - 1)``, ``k = 0..T-1`` (so ``g_0 = 0`` and
     ``g_{T-1} = 1``), as 1-column feature arrays. Target: ``y = 1`` iff ``x >= cut``. Write
     ``T_0`` for the number of grid points below ``cut`` ("negative" points) and ``T - T_0``
     for the others.
 
-    Generative order for one example (label-determined privacy model, SPEC 1; privacy bit first,
-    SPEC 8):
+    Generative order for one example (label-determined privacy model, docs/model.md §1; privacy bit first,
+    docs/model.md §8):
 
     1. ``public = U < w_pub`` (one uniform per example, for all examples first);
     2. public examples: ``y = 0`` and ``x`` uniform over the ``T_0`` negative grid points;
@@ -42,7 +42,7 @@ class GridThresholds:
     Parameters
     ----------
     T : int >= 2
-        Number of grid points (the domain size of SPEC 4; ``T`` up to ``2^22`` and beyond work,
+        Number of grid points (the domain size of docs/model.md §4; ``T`` up to ``2^22`` and beyond work,
         :meth:`true_error` evaluates in chunks of ``2^20`` points).
     w_pub : float in [0, 1]
         Mixture weight ``P[public]``.
@@ -53,11 +53,11 @@ class GridThresholds:
         If given, only the ``support`` grid points nearest to the cut on each side carry mass
         (fewer if a side has fewer points): the population lives on ``<= 2 support`` points of
         a domain of ``T``, the kind of instance behind the ``Omega(log T)`` lower bound for
-        fully private learning (SPEC 4). A fully private learner must find the cut among all
+        fully private learning (docs/model.md §4). A fully private learner must find the cut among all
         ``~T`` candidates, while only ``O(support)`` of them are good. ``None`` (default):
         uniform over every grid point of each side. On that population even the fully private
         exponential mechanism does NOT pay ``log T``, because the fraction of good thresholds
-        stays fixed as ``T`` grows (measured; see the README's C9 notes).
+        stays fixed as ``T`` grows (measured; see docs/results.md, C9).
     """
 
     realizable = True
@@ -149,7 +149,7 @@ class GridThresholds:
         return X, (~public).astype(np.int64), public
 
     def true_error(self, predict, n_test=None, random_state=None):
-        """EXACT ``err(h; D)`` (SPEC 1 and 5): ``predict`` is evaluated on every grid point.
+        """EXACT ``err(h; D)`` (docs/model.md §§1 and 5): ``predict`` is evaluated on every grid point.
 
         Returns ``(w_pub * mean_{k < T_0} [h(g_k) = 1] + (1 - w_pub) * mean_{k >= T_0}
         [h(g_k) = 0], 0.0)`` (means over the grid points that carry mass; all of them unless

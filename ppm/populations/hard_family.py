@@ -1,4 +1,4 @@
-"""A margin-indexed hard family for the agnostic rate (claim C2; SPEC 1 and 4, Theorem 4.10).
+"""A margin-indexed hard family for the agnostic rate (claim C2; docs/model.md §§1 and 4, Theorem 4.10).
 
 The ``1/alpha^2`` term of Theorem 4.10 is a minimax statement: it shows on a FAMILY of
 populations indexed by the target ``alpha``, not on one smooth population (where the measured
@@ -134,7 +134,7 @@ class MarginFamily:
         """Draw ``n`` i.i.d. triples.
 
         Generative order (fixed, so a seed reproduces a sample): ``public = U_1 < 1/2``
-        (privacy bit first, SPEC 8) and ``y = 1 - public``; the side ``x >= 0`` with
+        (privacy bit first, docs/model.md §8) and ``y = 1 - public``; the side ``x >= 0`` with
         ``P = 1/2 + o gamma`` for private and ``1/2 - o gamma`` for public examples (``U_2``);
         then ``x`` uniform on that side, ``[0, 1)`` or ``[-1, 0)`` (``U_3``).
 

@@ -1,16 +1,16 @@
-"""Synthetic PPM populations (SPEC sections 1 and 8).
+"""Synthetic PPM populations (docs/model.md §§1 and 8).
 
 A population is a distribution over triples ``(x, y, p)``: feature vector ``x`` in R^d, label
 ``y`` in {0, 1} and privacy bit ``p`` (here a boolean ``public`` mask, True = public). It is a
 mixture ``w_pub * D_pub + (1 - w_pub) * D_priv`` of two sub-populations that may look very
-different; learners are scored on ``y``, never on ``p`` (SPEC 1, ``err(h; D) = P[h(x) != y]``).
+different; learners are scored on ``y``, never on ``p`` (docs/model.md §1, ``err(h; D) = P[h(x) != y]``).
 
 :class:`GaussianClusters` is the paper's motivating picture ("healthy" public people, "sick"
 private people) as two Gaussian clusters of different shapes on either side of a target
 halfspace: with a ``margin`` the clusters are truncated to their side (realizable), with
 ``margin=None`` they overlap (agnostic).
 
-:class:`GridThresholds` (in :mod:`ppm.populations.grid_thresholds`, re-exported here) is the d = 1 grid domain of claim C9 (SPEC 4 and 8): thresholds over
+:class:`GridThresholds` (:mod:`ppm.populations.grid_thresholds`) is the d = 1 grid domain of claim C9 (docs/model.md §§4 and 8): thresholds over
 ``T`` equally spaced points of [0, 1], the setting where fully private learning pays
 ``Omega(log T)`` and the PPM learner pays nothing for the domain size. Its true error is exact.
 
@@ -71,7 +71,7 @@ def _rotation(d: int, geometry_seed: int) -> np.ndarray:
 
 
 class GaussianClusters:
-    """Two Gaussian clusters on either side of a target halfspace (SPEC 1 and 8).
+    """Two Gaussian clusters on either side of a target halfspace (docs/model.md §§1 and 8).
 
     Geometry (written in the rotated frame ``z = R^T x``, where ``R`` is a fixed rotation drawn
     from ``geometry_seed`` and the target normal is ``u = R e_1``; for d = 1, ``R = [[1]]``):
@@ -91,18 +91,18 @@ class GaussianClusters:
 
     Generative order for one example (fixed, so a seed reproduces a sample exactly):
 
-    1. privacy bit: ``public = U_1 < w_pub`` (SPEC 8: draw the privacy bit first);
+    1. privacy bit: ``public = U_1 < w_pub`` (docs/model.md §8: draw the privacy bit first);
     2. label from a second uniform ``U_2`` (always drawn, so runs that differ only in ``eta`` or
        ``public_pos_rate`` share their random numbers):
 
-       - label-determined model (``eta = public_pos_rate = 0``, SPEC 1): ``y = 0`` for public,
+       - label-determined model (``eta = public_pos_rate = 0``, docs/model.md §1): ``y = 0`` for public,
          ``y = 1`` for private;
        - relaxation (i), ``eta`` in [0, 0.5]: the base label is flipped with probability ``eta``,
-         so ``P[y=1 | priv] = P[y=0 | pub] = 1 - eta``. SPEC 1 states the relaxation the other
+         so ``P[y=1 | priv] = P[y=0 | pub] = 1 - eta``. docs/model.md §1 states the relaxation the other
          way round, ``P[p=priv | y=1] = P[p=pub | y=0] = 1 - eta``; by Bayes' rule the two
-         coincide exactly when ``w_pub = 1/2`` (otherwise the SPEC quantity is
+         coincide exactly when ``w_pub = 1/2`` (otherwise the docs/model.md §1 quantity is
          ``(1-w_pub)(1-eta) / ((1-w_pub)(1-eta) + w_pub eta)``);
-       - ``eta = 0.5`` is the HOMOGENEOUS model (SPEC 7, the setting of semi-private learners):
+       - ``eta = 0.5`` is the HOMOGENEOUS model (docs/model.md §7, the setting of semi-private learners):
          the label is a fair coin independent of the privacy bit, and since features follow
          the label, the public and private sub-populations are the SAME distribution
          (``P[y=1] = 1/2`` in both, ``x | y`` from the same clusters). ``shift = 1 - 2 eta``
@@ -295,7 +295,7 @@ class GaussianClusters:
         return (X @ self._R[:, 0] >= 0).astype(np.int64)
 
     def true_error(self, predict, n_test=50000, random_state=None):
-        """Monte Carlo estimate of ``err(h; D) = P[h(x) != y]`` (SPEC 1; never uses ``p``).
+        """Monte Carlo estimate of ``err(h; D) = P[h(x) != y]`` (docs/model.md §1; never uses ``p``).
 
         ``predict`` maps an (n, d) array to 0/1 predictions. Returns ``(error, standard_error)``
         with ``standard_error = sqrt(error (1 - error) / n_test)``.
@@ -325,7 +325,7 @@ class GaussianClusters:
                 + pi1 * ndtr((b - w[0] * self._mean_u[1]) / s1))  # label 1 predicted 0
 
     def opt(self) -> float:
-        """``OPT = min_h err(h; D)`` over halfspaces (SPEC 1), cached on the instance.
+        """``OPT = min_h err(h; D)`` over halfspaces (docs/model.md §1), cached on the instance.
 
         Realizable: 0 (the target has zero error). Agnostic: the error of ``1[<w, x> >= b]`` is
         ``pi0 Phi((<w,mu0> - b)/s0) + pi1 Phi((b - <w,mu1>)/s1)`` with ``s_k = sqrt(w^T S_k w)``

@@ -1,5 +1,5 @@
-"""Seed 002 (Beimel-Nissim-Stemmer, SODA 2015): private semi-supervised and active learners
-(SPEC 9.3-9.5): GenericLearner, the LabelBoost wrapper, the private active learner."""
+"""BNS15 (Beimel-Nissim-Stemmer, SODA 2015): private semi-supervised and active learners
+(docs/model.md §§9.3-9.5): GenericLearner, the LabelBoost wrapper, the private active learner."""
 
 from .active import PrivateActiveLearner
 from .big_grid import BigGridThresholds

@@ -1,6 +1,6 @@
-"""Private active learner by subsampling (``seeds/002`` Algorithm 4, Claim 5.7, Theorem 5.8).
+"""Private active learner by subsampling (BNS15 Algorithm 4, Claim 5.7, Theorem 5.8).
 
-Beimel, Nissim and Stemmer, section 5.1, SPEC 9.5. Input: a pool of ``N`` examples whose labels
+Beimel, Nissim and Stemmer, section 5.1, docs/model.md §9.5. Input: a pool of ``N`` examples whose labels
 are hidden behind an oracle (Definition 5.3 treats the input as a *fully labelled* sample of
 which the learner may read ``t`` labels). Algorithm 4 [R: the box was lost; read from the proof
 of Claim 5.7]:
@@ -46,7 +46,7 @@ from ppm._validation import check_epsilon, check_labelled_data, check_positive_i
 from .generic import GenericLearner, labelled_sample_size
 from .sanitizer import sanitized_size
 
-POOL_FACTOR = 3.0 + math.e  # Claim 5.7 / SPEC 9.5: n_pool = ceil((3 + e) n_A / epsilon)
+POOL_FACTOR = 3.0 + math.e  # Claim 5.7 / docs/model.md §9.5: n_pool = ceil((3 + e) n_A / epsilon)
 
 
 def pool_size(n_A: int, epsilon: float) -> int:
@@ -61,7 +61,7 @@ def choose_queries(n_pool: int, n_A: int, t: int, rng: np.random.Generator):
 
 
 class PrivateActiveLearner(ClassifierMixin, BaseEstimator):
-    """Algorithm 4 of seed 002 around :class:`GenericLearner` (see the module docstring).
+    """Algorithm 4 of BNS15 around :class:`GenericLearner` (see the module docstring).
 
     Parameters
     ----------

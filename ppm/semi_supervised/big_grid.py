@@ -1,10 +1,10 @@
 """Thresholds on ``{0..2^b - 1}`` with the mass next to the cut, all examples private (C13/C14).
 
-SPEC 9.6, claims C13/C14: the hard instance of the ``Omega(log T)`` lower bound for pure-DP
+docs/model.md §9.6, claims C13/C14: the hard instance of the ``Omega(log T)`` lower bound for pure-DP
 learning of thresholds (Feldman-Xiao 2014) on a domain of ``T = 2^b`` points, ``b`` up to 4096
 and beyond. Cut ``c = floor(cut * 2^b)`` (exact rational arithmetic); the ``2 * support`` points
 ``c - support .. c + support - 1`` carry mass ``1 / (2 support)`` each; label ``y = 1`` iff
-``x >= c`` (realizable, ``OPT = 0``). Every example is private (seed 002's model): ``public`` is
+``x >= c`` (realizable, ``OPT = 0``). Every example is private (BNS15's model): ``public`` is
 all False. A threshold must land in the gap ``(c - 1, c]`` (one grid point) to err nowhere,
 while the two outer gaps hold ``~2^(b-1)`` thresholds each: a fully private learner pays
 ``~ b ln 2`` (linear in ``b``), the LabelBoost wrapper's labelled cost does not.

@@ -1,6 +1,6 @@
 """Points of a huge one-dimensional domain ``{0..2^b - 1}`` (``b`` up to 4096 and beyond).
 
-Seed 002's LabelBoost experiments (SPEC 9.4, claim C14) use thresholds on ``X = {0,1}^b`` read
+BNS15's LabelBoost experiments (docs/model.md §9.4, claim C14) use thresholds on ``X = {0,1}^b`` read
 as the integers ``{0..2^b - 1}``. Such points are not float64 (``2^4096`` overflows) and a numpy
 object array of Python ints costs a Python comparison per sort step and ~560 bytes per point,
 too slow for the millions of unlabelled points the wrapper consumes. The representation shared

@@ -1,8 +1,8 @@
-"""Cover from points + exact exponential mechanism over the cover (``seeds/002``, Algorithm 1).
+"""Cover from points + exact exponential mechanism over the cover (BNS15, Algorithm 1).
 
 The shared core of the generic semi-supervised construction of Beimel, Nissim and Stemmer
 (*Learning Privately with Labeled and Unlabeled Examples*, SODA 2015, Algorithm 1 / Theorem
-3.3; SPEC 9.3 steps 3-4): given a finite set ``B`` of unlabelled points,
+3.3; docs/model.md §9.3 steps 3-4): given a finite set ``B`` of unlabelled points,
 
 * the **cover** ``H`` keeps one concept per dichotomy of ``B`` (:func:`first_distinct_rows`:
   candidates are enumerated in a fixed canonical order, each one's 0/1 prediction row on ``B``

@@ -1,7 +1,7 @@
-"""GenericLearner: sanitize, cover, exponential mechanism (``seeds/002`` Algorithm 1, Theorem 3.3).
+"""GenericLearner: sanitize, cover, exponential mechanism (BNS15 Algorithm 1, Theorem 3.3).
 
 Beimel, Nissim and Stemmer, *Learning Privately with Labeled and Unlabeled Examples* (SODA
-2015), SPEC 9.3. A private semi-supervised learner: a labelled sample ``S`` (``m`` points) and an
+2015), docs/model.md §9.3. A private semi-supervised learner: a labelled sample ``S`` (``m`` points) and an
 unlabelled sample ``D`` (``n`` points), both private, i.i.d. from one distribution. Steps:
 
 1. ``D~ = San(D)``: here :func:`ppm.semi_supervised.sanitizer.sanitize_thresholds`, the
@@ -30,7 +30,7 @@ touch both samples. Either way the total is the sum of the parts (audited in the
 conditioned on ``D~`` the mechanism's log-ratio is ``<=`` its share; the sanitizer's is
 ``<=`` its share).
 
-Constants [P]. ``alpha_0 = beta_0 = 0.1`` design values (SPEC 9); the sanitized size is
+Constants [P]. ``alpha_0 = beta_0 = 0.1`` design values (docs/model.md §9); the sanitized size is
 ``s = ceil(2 ln(1/alpha_0)/alpha_0^2)`` (461 at ``alpha_0 = 0.1``). Theorem 3.3 [R]: labelled
 ``m = O((VC log(1/alpha) + log(1/beta)) / (alpha eps))``, independent of ``|X|``: the mechanism
 picks among ``<= 2s`` concepts whatever ``b``; unlabelled ``n`` grows with ``b = log|X|``
@@ -83,7 +83,7 @@ def to_grid_index(x: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 
 class GenericLearner(ClassifierMixin, BaseEstimator):
-    """Seed 002's GenericLearner for grid thresholds (Algorithm 1, Theorem 3.3; module doc).
+    """BNS15's GenericLearner for grid thresholds (Algorithm 1, Theorem 3.3; module doc).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
-"""LabelBoost and the boosting wrapper (seed 002, Algorithms 2-3, Lemma 4.1, Theorems 4.13/4.14).
+"""LabelBoost and the boosting wrapper (BNS15, Algorithms 2-3, Lemma 4.1, Theorems 4.13/4.14).
 
-Seed 002 (Beimel-Nissim-Stemmer) lost its algorithm boxes; SPEC 9.4 reconstructs them. Every
+BNS15 (Beimel-Nissim-Stemmer) lost its algorithm boxes; docs/model.md §9.4 reconstructs them. Every
 step and constant below is marked [R] (reconstructed from the surviving proofs) or [P] (our
 choice where the seed is silent).
 
@@ -20,7 +20,7 @@ while ``s_i < m`` (``m`` = the base learner's sample size):
    ``K_max = (VC/e) exp((alpha0 l_i / 2 - ln(1/beta0)) / VC)``; ``K_i = min(K_max, m)``
    [P: per-round ``alpha0``, ``beta0`` unsplit; VC = 2 for two-sided thresholds];
 2. if ``K_i <= s_i`` the labelled set cannot grow, or the unlabelled points do not cover all
-   rounds: the wrapper FAILS (the seed's Step 2b failure, Claim 4.8) and outputs the
+   rounds: the wrapper FAILS (BNS15's Step 2b failure, Claim 4.8) and outputs the
    data-independent all-zeros hypothesis (``failed_``; decided by sizes only);
 3. take the next ``N_i - s_i`` unlabelled points, ``N_i = ceil((3 + e^4) K_i)``;
 4. keep a uniform random subset of size ``K_i = N_i / (3 + e^4)`` of the ``N_i`` points
@@ -47,7 +47,7 @@ with the changed point). Claim 4.3 [R] (Kasiviswanathan et al., Beimel et al.): 
 1-DP continuation to a ``1 + 3 = 4``-DP one and subsampling by ``3 + e^4`` brings it back to 1:
 with a pure 1-DP ``A`` the wrapper is pure **1-DP** (``delta = 0`` throughout; Remark 4.15),
 and with the Theorem 4.14 pre-subsampling pure **epsilon-DP** for ``epsilon < 1``. These are
-the seed's claims (its constants reconstructed); we audit the base mechanism and LabelBoost's
+BNS15's claims (their constants reconstructed); we audit the base mechanism and LabelBoost's
 EM exactly in the tests, not the composed wrapper.
 
 Cost (claim C14): the labelled set grows only if ``K_max(s / (3 + e^4)) > s``, which at
@@ -183,7 +183,7 @@ def presubsample(x: BigPoints, y: np.ndarray, u: BigPoints, epsilon: float, rng)
 
 
 class LabelBoostLearner(ClassifierMixin, BaseEstimator):
-    """Seed 002's boosting wrapper (Algorithm 3, Theorems 4.13/4.14) for thresholds on ``2^b``.
+    """BNS15's boosting wrapper (Algorithm 3, Theorems 4.13/4.14) for thresholds on ``2^b``.
 
     See the module docstring for the rounds, every constant and the privacy accounting (pure
     1-DP at ``epsilon = 1``, pure epsilon-DP below). All examples, labelled and unlabelled,
@@ -200,7 +200,7 @@ class LabelBoostLearner(ClassifierMixin, BaseEstimator):
     base_n : int or None
         ``m``, the size of the final relabelled database; None: :func:`base_sample_size`.
     alpha0, beta0 : float in (0, 1)
-        Design accuracy / confidence of Claim 4.2's round sizes (SPEC 9: 0.1).
+        Design accuracy / confidence of Claim 4.2's round sizes (docs/model.md §9: 0.1).
     random_state : None, int, SeedSequence or Generator
 
     Attributes

@@ -1,13 +1,13 @@
 """Dyadic-tree Laplace quantile sanitizer for thresholds: the pure-DP stand-in for BLR [P].
 
-``seeds/002`` (Beimel-Nissim-Stemmer), Algorithm 1 step 1 / Theorem 3.3: ``D~ = San(D)`` is a
+BNS15 (Beimel-Nissim-Stemmer), Algorithm 1 step 1 / Theorem 3.3: ``D~ = San(D)`` is a
 sanitization of the unlabelled private sample ``D`` for the class ``C^⊕ = {h ⊕ f}``. The paper
 uses the sanitizer of Blum, Ligett and Roth (BLR, STOC 2008): the exponential mechanism over
 *all* multisets of size ``s = O(VC log|X| / alpha^2)`` drawn from the domain ``X``. That is
 **infeasible** beyond toy sizes: for thresholds on ``X = {0..2^b - 1}`` there are about
 ``|X|^s = 2^(b s)`` candidate databases (``b = 8``, ``s = 461``: ``2^3688``), each scored against
 every query of the class, and no exact sampler over them exists short of enumeration. This
-module is a clearly named substitute (SPEC 9.3 [P]), pure ``epsilon``-DP and exact:
+module is a clearly named substitute (docs/model.md §9.3 [P]), pure ``epsilon``-DP and exact:
 
 1. **Dyadic tree.** ``L = ceil(log2 T)`` (``= b`` when ``T = 2^b``); the domain is padded to
    ``2^L`` cells. Level ``l = 0..L`` has ``2^l`` nodes, node ``(l, j)`` counting the points in
@@ -67,7 +67,7 @@ def noise_scale(L: int, epsilon: float) -> float:
 
 
 def sanitized_size(alpha0: float) -> int:
-    """``s = ceil(2 ln(1/alpha_0) / alpha_0^2)`` points in ``D~`` (SPEC 9.3 [P])."""
+    """``s = ceil(2 ln(1/alpha_0) / alpha_0^2)`` points in ``D~`` (docs/model.md §9.3 [P])."""
     a = check_open_unit(alpha0, "alpha0")
     return math.ceil(2.0 * math.log(1.0 / a) / a ** 2)
 

@@ -1,7 +1,7 @@
-"""Exponential mechanism over all thresholds of a huge grid, grouped by gaps (SPEC 9.4).
+"""Exponential mechanism over all thresholds of a huge grid, grouped by gaps (docs/model.md §9.4).
 
-The base learner ``A`` of seed 002's boosting wrapper for claim C14: the generic pure-DP learner
-(exponential mechanism over a finite class, Kasiviswanathan et al.; seed 002 section 3) for
+The base learner ``A`` of BNS15's boosting wrapper for claim C14: the generic pure-DP learner
+(exponential mechanism over a finite class, Kasiviswanathan et al.; BNS15 section 3) for
 thresholds on ``{0..T - 1}``, ``T = 2^b``, with ``b`` up to 4096 and beyond.
 
 The class (both orientations, the same ``2T`` members as

@@ -1,6 +1,6 @@
-"""Seed 004 (Kaplan-Mansour-Matias-Stemmer, ICML 2019): the private Set Cover Learner.
+"""KMMS19 (Kaplan-Mansour-Matias-Stemmer, ICML 2019): the private Set Cover Learner.
 
-:class:`SetCoverLearner` (section 3, SPEC 9.1) over a base class: literals
+:class:`SetCoverLearner` (section 3, docs/model.md §9.1) over a base class: literals
 (:mod:`.literals`, conjunctions over ``{0,1}^D``) or halfplanes of the grid ``{0..T}^2``
 (:mod:`.halfplanes`, exact Select Halfplane of section 4). :class:`GreedySetCover` is the
 non-private classical learner; :class:`PlantedConjunction` the population of claim C11,

@@ -1,6 +1,6 @@
-"""Numba kernels: exact sweep of the dual line arrangement of Select Halfplane (SPEC 9.2).
+"""Numba kernels: exact sweep of the dual line arrangement of Select Halfplane (docs/model.md §9.2).
 
-Seed 004 (Kaplan, Mansour, Matias, Stemmer, ICML 2019), section 4, Select Halfplane Step 3:
+KMMS19 (Kaplan, Mansour, Matias, Stemmer, ICML 2019), section 4, Select Halfplane Step 3:
 the sample's dual lines ``b = y - x a`` cut the box ``[-B, B]^2`` (``B = 2 T^2``) into regions
 (Observation 4.4). We sweep the vertical slabs between consecutive event abscissae (pairwise
 intersections of lines, crossings of the box's top/bottom edges) left to right. Inside a slab
@@ -8,7 +8,7 @@ the lines are totally ordered; the gap ``g`` between the lines at positions ``g 
 (bottom edge / top edge at the ends) is a trapezoid whose points lie strictly above exactly the
 lines at positions ``0..g-1``. A gap is closed (its trapezoid emitted) only when one of its
 bounding lines changes or crosses a box edge, so the sweep costs O(#incidences) = O(n^2) after
-sorting the events: the O(n^2 log n) of SPEC 9.2.
+sorting the events: the O(n^2 log n) of docs/model.md §9.2.
 
 Exact arithmetic: every abscissa is a rational ``P / Q`` with int64 ``P``, ``Q > 0`` (pairs:
 ``|P|, Q <= T``; edges: ``|P| <= B + T``, ``Q <= T``). For ``T <= 2^20`` every product below

@@ -1,4 +1,4 @@
-"""The Set Cover Learner's interface and privacy bookkeeping (seed 004, section 3; SPEC 9.1).
+"""The Set Cover Learner's interface and privacy bookkeeping (KMMS19, section 3; docs/model.md §9.1).
 
 Kaplan, Mansour, Matias, Stemmer (ICML 2019), algorithm *Set Cover Learner*: for a target class
 ``C ⊆ H^{∧k}`` run ``R = ceil(2k ln(2/alpha_0))`` rounds; each round releases one hypothesis of
@@ -12,10 +12,10 @@ the base class ``H``, drawn by a *selection procedure*. This module fixes
   tests and the learner use one definition.
 
 Neighbouring relation. The seed proves Claim 3.4 for add/remove neighbours (``S' = S ∪ {(x',
-sigma')}``); the repository's neighbours replace one example (SPEC 1). A replacement is a
+sigma')}``); the repository's neighbours replace one example (docs/model.md §1). A replacement is a
 removal followed by an addition, so by group privacy an ``(eps', delta')`` add/remove guarantee
 gives ``(2 eps', delta' + e^{eps'} delta')`` under replacement. We therefore run the whole
-algorithm at ``(eps', delta') = (eps / 2, delta / (1 + e^{eps/2}))`` [P] (SPEC 9.1), which is
+algorithm at ``(eps', delta') = (eps / 2, delta / (1 + e^{eps/2}))`` [P] (docs/model.md §9.1), which is
 ``(eps, delta)``-DP under replace-one. :func:`add_remove_budget` is that map; *every* formula
 below (Laplace scale, ``Delta``, per-round ``eps_hat``) receives ``(eps', delta')``.
 """
@@ -56,7 +56,7 @@ class BaseClassSelector(Protocol):
 
 
 def n_rounds(k: int, alpha0: float) -> int:
-    """``R = ceil(2 k ln(2 / alpha_0))`` (algorithm box, step 1; SPEC 9.1).
+    """``R = ceil(2 k ln(2 / alpha_0))`` (algorithm box, step 1; docs/model.md §9.1).
 
     The seed writes ``2k log(2/alpha)``; Claim 3.1's proof shrinks the negatives by a factor
     ``(1 - 1/(2k))`` per round down to ``alpha n / 2``, which needs ``2k ln(2/alpha)`` rounds:
@@ -77,7 +77,7 @@ def laplace_scale(rounds: int, epsilon: float) -> float:
 
     The seed's box lost the fraction; Claim 3.1's proof draws ``R`` Laplace variables whose
     maximum is at most ``Delta`` with probability ``1 - beta``, and Claim 3.4's proof shifts up
-    to ``R`` of them by 1 at a cost of ``e^eps`` in total: scale ``R / eps`` (SPEC 9.1).
+    to ``R`` of them by 1 at a cost of ``e^eps`` in total: scale ``R / eps`` (docs/model.md §9.1).
     ``epsilon`` is the add/remove budget ``eps'``.
     """
     return rounds / epsilon
@@ -95,7 +95,7 @@ def per_round_epsilon(epsilon: float, delta: float, rounds: int, composition: st
 
     * ``"set_cover"``: Claim 3.4, ``eps_hat = eps / (2 ln(e / delta))``, independent of ``R``;
     * ``"naive"``: Example 3.3 via advanced composition over the ``R`` rounds,
-      ``eps_hat = eps / (2 sqrt(2 R ln(1 / delta)))`` [P] (SPEC 9.1).
+      ``eps_hat = eps / (2 sqrt(2 R ln(1 / delta)))`` [P] (docs/model.md §9.1).
     """
     if composition == "set_cover":
         return epsilon / (2.0 * math.log(math.e / delta))

@@ -1,6 +1,6 @@
 """Non-private baseline: the classical greedy set-cover learner for conjunctions.
 
-Seed 004, section 1.1 (Kearns-Vazirani 1994): (1) *elimination*: keep every literal consistent
+KMMS19, section 1.1 (Kearns-Vazirani 1994): (1) *elimination*: keep every literal consistent
 with all positive examples (a literal is deleted when it labels some positive 0); the target's
 literals always survive. (2) *greedy set cover* of the negatives: each surviving literal
 "covers" the negatives it labels 0; repeatedly take the literal covering the most uncovered

@@ -1,6 +1,6 @@
 """Exact Select Halfplane: the exponential mechanism over halfplanes on the grid ``{0..T}^2``.
 
-Seed 004 (Kaplan, Mansour, Matias, Stemmer, ICML 2019), section 4; SPEC 9.2.
+KMMS19 (Kaplan, Mansour, Matias, Stemmer, ICML 2019), section 4; docs/model.md §9.2.
 
 * Observation 4.1: every halfplane restricted to ``{0..T}^2`` equals some
   ``f_{a_hat, b}(x, y) = 1 iff z y >= z (a x + b)`` with ``(a_hat, b)`` in the dual box
@@ -17,11 +17,11 @@ Seed 004 (Kaplan, Mansour, Matias, Stemmer, ICML 2019), section 4; SPEC 9.2.
 
 Reading of the privacy parameter (checked against the seed, section 4 "Privacy analysis"):
 :meth:`HalfplaneSelector.select` takes the per-call budget ``epsilon`` (the Set Cover Learner's
-``eps_hat``) and uses the density ``∝ exp(epsilon q / 2)``, i.e. the seed's ``eps_s =
-epsilon / 2`` (SPEC 9.2 [P]); the call is then ``epsilon``-DP (replace-one neighbours, since
+``eps_hat``) and uses the density ``∝ exp(epsilon q / 2)``, i.e. KMMS19's ``eps_s =
+epsilon / 2`` (docs/model.md §9.2 [P]); the call is then ``epsilon``-DP (replace-one neighbours, since
 ``q`` has sensitivity 1 under replacement too).
 
-Exactness (SPEC 9.2): the regions are cut into the trapezoids of a vertical sweep
+Exactness (docs/model.md §9.2): the regions are cut into the trapezoids of a vertical sweep
 (``_arrangement_kernels.sweep``) with exact rational abscissae; areas are float64 computed from
 exact integer numerators; the normaliser is a log-sum-exp over score buckets. The released
 point is an exact rational inside the chosen trapezoid (local coordinates drawn as float64
@@ -161,12 +161,12 @@ def _build_arrangement(X: np.ndarray, y: np.ndarray, T: int) -> _Arrangement:
 
 
 class HalfplaneSelector:
-    """Select Halfplane (seed 004, section 4) as the base class ``H`` of the Set Cover Learner.
+    """Select Halfplane (KMMS19, section 4) as the base class ``H`` of the Set Cover Learner.
 
     ``H`` = halfplanes on ``{0..T}^2`` in the dual representation of Observation 4.1.
     :meth:`select` is the exponential mechanism with the dual box's area as base measure and
     density ``∝ exp(epsilon q / 2)`` (``epsilon``-DP per call: the caller passes the per-round
-    budget ``eps_hat``; the seed's ``eps_s`` is ``epsilon / 2``, SPEC 9.2)."""
+    budget ``eps_hat``; KMMS19's ``eps_s`` is ``epsilon / 2``, docs/model.md §9.2)."""
 
     def __init__(self, T: int):
         self.T = _check_T(T)

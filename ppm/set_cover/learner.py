@@ -1,4 +1,4 @@
-"""The Set Cover Learner (Kaplan-Mansour-Matias-Stemmer 2019, section 3; SPEC 9.1).
+"""The Set Cover Learner (Kaplan-Mansour-Matias-Stemmer 2019, section 3; docs/model.md §9.1).
 
 Algorithm *Set Cover Learner* for ``C ⊆ H^{∧k}``, every example private, ``(eps, delta)``-DP
 (Claim 3.4, ``eps < 1``, ``delta < 1/e``). With ``(eps', delta') = (eps/2, delta/(1+e^{eps/2}))``
@@ -7,7 +7,7 @@ Algorithm *Set Cover Learner* for ``C ⊆ H^{∧k}``, every example private, ``(
 for ``j = 1..R``:
   (a) ``S_1``, ``S_0`` = the remaining positive / negative examples;
   (c) ``b_j = |S_0| + w_j - Delta``, ``w_j ~ Lap(R/eps')``, ``Delta = (R/eps') ln(R/beta_0)`` [R];
-  (d) ``q(h) = min(#h_0(S_0) - b_j/k, -#h_0(S_1))`` [R: the seed's box lost the minus sign of the
+  (d) ``q(h) = min(#h_0(S_0) - b_j/k, -#h_0(S_1))`` [R: the paper's extracted box lost the minus sign of the
       second term; with it, Claim 3.1's proof reads "q(h_j) >= -lambda, so h_j misclassifies at
       most lambda remaining positives", and the target's literal has ``q = 0``];
   (e) ``h_j = EM(eps_hat, H, q)``; delete every remaining example with ``h_j(x) = 0``;
@@ -50,7 +50,7 @@ def make_selector(hypotheses: str, T=None):
     """The selection procedure of a base class: literals or grid halfplanes."""
     if hypotheses == "literals":
         return LiteralSelector()
-    if hypotheses == "halfplanes":  # exact Select Halfplane (seed 004, section 4)
+    if hypotheses == "halfplanes":  # exact Select Halfplane (KMMS19, section 4)
         return HalfplaneSelector(T=T)
     raise ValueError(f"hypotheses must be one of {HYPOTHESES}, got {hypotheses!r}")
 
@@ -70,7 +70,7 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
     composition : "set_cover" | "naive"
         Per-round budget of Claim 3.4 or of Example 3.3 (module docstring).
     alpha0, beta0 : float in (0, 1)
-        Design accuracy / confidence (rounds ``R`` and ``Delta``); SPEC 9: fixed at 0.1.
+        Design accuracy / confidence (rounds ``R`` and ``Delta``); docs/model.md §9: fixed at 0.1.
     T : int or None
         Grid size for ``hypotheses="halfplanes"`` (points in ``{0..T}^2``); unused for literals.
     epsilon_hat : float or None

@@ -1,4 +1,4 @@
-"""Literals over ``{0,1}^D``: the base class of conjunctions (seed 004, Example 2.3, Thm 3.5).
+"""Literals over ``{0,1}^D``: the base class of conjunctions (KMMS19, Example 2.3, Thm 3.5).
 
 ``H`` = the ``2D`` literals ``x_i`` and ``NOT x_i``; ``CONJ_{k,D} = H^{∧k}``. Canonical order:
 index ``i < D`` is the literal ``x_i`` (labels a point 0 iff ``x_i = 0``), index ``D + i`` is

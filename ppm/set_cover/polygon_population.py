@@ -1,10 +1,10 @@
-"""Grid polygon population for claim C12 (seed 004 Theorem 4.7; SPEC 9.6), PPM privacy model.
+"""Grid polygon population for claim C12 (KMMS19 Theorem 4.7; docs/model.md §9.6), PPM privacy model.
 
-Domain: the grid ``{0..T}^2`` (seed 004's ``X_d^2``). Target: a convex k-gon scaled with ``T``
+Domain: the grid ``{0..T}^2`` (KMMS19's ``X_d^2``). Target: a convex k-gon scaled with ``T``
 (``k = 1``: a halfplane through the grid centre; ``k >= 3``: a near-regular k-gon of
 circumradius ``0.45 T`` around the centre), written with INTEGER edge normals so that
 labels are exact and the target is exactly in ``HALFPLANE^{∧k}``:
-``y = 1 iff n_i . (2p - T 1) <= R_i`` for every edge ``i``. Privacy bit = label (SPEC 1,
+``y = 1 iff n_i . (2p - T 1) <= R_i`` for every edge ``i``. Privacy bit = label (docs/model.md §1,
 label-determined model): public = label 0, private = label 1, ``P[public] = w_pub``.
 
 ``support`` (default 32): the population lives on at most ``support`` lattice points per label,
@@ -36,7 +36,7 @@ class GridPolygon:
     Parameters
     ----------
     T : int in [4, 2^20]
-        Grid ``{0..T}^2`` (seed 004's ``d``).
+        Grid ``{0..T}^2`` (KMMS19's ``d``).
     k : int, 1 or >= 3
         Number of edges of the target (1: a halfplane through the grid centre).
     w_pub : float in [0, 1]

@@ -1,15 +1,15 @@
-"""Planted conjunctions over ``{0,1}^D`` (claim C11; SPEC 9.6; seed 004 Theorem 3.5).
+"""Planted conjunctions over ``{0,1}^D`` (claim C11; docs/model.md §9.6; KMMS19 Theorem 3.5).
 
 Target: the AND of ``k`` literals on ``k`` distinct variables of ``D``, chosen (variables and
 signs) by ``geometry_seed`` alone. Generative order for one example (label-determined privacy
-model, SPEC 1 and 8; privacy bit first):
+model, docs/model.md §§1 and 8; privacy bit first):
 
 1. ``public = U < w_pub`` (one uniform per example, for all examples first);
 2. private examples are positives (``y = 1``): uniform over the ``2^{D-k}`` satisfying
    assignments (target variables at their target value, the others fair coins);
 3. public examples are negatives (``y = 0``): one target literal ``j`` uniform over the ``k``,
    violated; the other target literals satisfied; every other variable a fair coin. So every
-   negative violates exactly one target literal (SPEC 9.6).
+   negative violates exactly one target literal (docs/model.md §9.6).
 
 With ``w_pub = 0.5`` positives have half the mass. The population is realizable by the target
 (``opt() = 0``). ``public`` (= label 0) is only there so that the repository's pipeline (and PPM)
