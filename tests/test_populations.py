@@ -498,3 +498,28 @@ def test_grid_support_sampling_and_exact_error(T, support):
 def test_grid_support_validation():
     with pytest.raises(ValueError, match="support"):
         GridThresholds(T=16, support=0)
+
+
+def test_every_shipped_population_follows_the_protocol():
+    from ppm.populations import BreastCancer, GaussianClusters, GridThresholds, MarginFamily
+    from ppm.populations.base import Population, check_population
+    from ppm.semi_supervised import BigGridThresholds
+    from ppm.set_cover import GridPolygon, PlantedConjunction
+
+    for pop in (GaussianClusters(d=2), GridThresholds(T=8), MarginFamily(), BreastCancer(),
+                BigGridThresholds(b=8), GridPolygon(), PlantedConjunction()):
+        assert isinstance(pop, Population)
+        assert check_population(pop) is pop
+
+
+def test_something_that_is_not_a_population_is_refused_naming_what_it_lacks():
+    from ppm.populations.base import check_population
+
+    class NoTestError:
+        d = 1
+
+        def sample(self, n, random_state=None):
+            return None
+
+    with pytest.raises(TypeError, match="NoTestError is not a population: it lacks opt, true_error"):
+        check_population(NoTestError())
