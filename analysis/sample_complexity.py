@@ -9,7 +9,8 @@ off the same runs.
 * :func:`success_curve`: per ``n``, the fraction of trials with error ``<= alpha`` and its
   Clopper-Pearson interval;
 * :func:`n_hat_from_curve`: the smallest ``n`` from which that fraction stays ``>= 1 - beta``,
-  interpolated in ``log n``;
+  interpolated in ``log n``; :func:`crossing_bracket`: the grid points around it (the
+  resolution every interval carries);
 * :func:`empirical_sample_complexity`: ``n_hat`` and its interval per group and ``alpha``;
 * :func:`sample_complexity_slope`, :func:`sample_complexity_slope_against`: the measured
   log-log slope with a bootstrap-over-trials interval (the verdict numbers of docs/model.md §5);
@@ -33,6 +34,8 @@ from ppm._validation import check_open_unit, check_positive_int, check_random_st
 __all__ = [
     "success_curve",
     "n_hat_from_curve",
+    "crossing_bracket",
+    "crossing_signature",
     "empirical_sample_complexity",
     "loglog_slope",
     "slope_against",
@@ -126,6 +129,41 @@ def interpolate_n_hat(ns, fracs, target):
     return math.exp(log_n), ""
 
 
+def crossing_bracket(ns, fracs, target) -> tuple[float, float]:
+    """The grid points ``(n_lo, n_hi)`` between which the success curve crosses ``target``.
+
+    This is the measurement's resolution: a monotone success curve through the grid fractions
+    can cross the target anywhere in ``(n_lo, n_hi]``, so no reading of ``n_hat`` (the
+    interpolation of :func:`n_hat_from_curve` included) locates it more finely. ``(nan,
+    ns[0])`` if left-censored (the crossing is at or below the first grid point), ``(ns[-1],
+    inf)`` if right-censored.
+    """
+    ok = np.asarray(fracs, dtype=float) >= target - _FRAC_TOL
+    if not ok[-1]:
+        return float(ns[-1]), math.inf
+    bad = np.flatnonzero(~ok)
+    if bad.size == 0:
+        return math.nan, float(ns[0])
+    i = int(bad[-1]) + 1
+    return float(ns[i - 1]), float(ns[i])
+
+
+def draw_n_hat(ns, fracs, target, u) -> tuple[float, str]:
+    """``n_hat`` drawn at position ``u`` in [0, 1] (in ``log n``) of its :func:`crossing_bracket`.
+
+    A bootstrap replicate reads ``n_hat`` this way with ``u ~ U(0, 1)``: the resampled trials
+    say between which grid points the curve crosses, and the grid says nothing finer, so the
+    replicate's ``n_hat`` carries both the sampling noise (which bracket) and the grid's
+    resolution (where in it). Censored curves as :func:`interpolate_n_hat`.
+    """
+    lo, hi = crossing_bracket(ns, fracs, target)
+    if not math.isfinite(hi):
+        return math.nan, "right"
+    if not math.isfinite(lo):
+        return float(ns[0]), "left"
+    return math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo))), ""
+
+
 # --------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------
@@ -189,9 +227,15 @@ def _n_hat_rows(ns, errs, alphas, beta, confidence):
         succ = np.array([np.count_nonzero(e <= a) for e in errs], dtype=np.int64)
         lo, hi = _clopper_pearson(succ, trials, confidence)
         val, cens = interpolate_n_hat(ns, succ / trials, target)
-        # optimistic curve (cp_hi) -> smaller n: lower end; pessimistic (cp_lo) -> upper end
-        v_lo, _ = interpolate_n_hat(ns, hi, target)
+        # optimistic curve (cp_hi) -> smaller n: lower end; pessimistic (cp_lo) -> upper end.
+        # Each end goes out to the grid point bracketing its crossing (the grid's resolution):
+        # the interval always contains the point estimate's whole bracket.
+        v_lo, c_lo = interpolate_n_hat(ns, hi, target)
         v_hi, _ = interpolate_n_hat(ns, lo, target)
+        if c_lo == "":
+            v_lo = min(v_lo, crossing_bracket(ns, hi, target)[0])
+        if math.isfinite(v_hi):
+            v_hi = max(v_hi, crossing_bracket(ns, lo, target)[1])
         rows.append((a, beta, val, v_lo, v_hi, cens, int(trials.min())))
     return rows
 
@@ -203,7 +247,10 @@ def empirical_sample_complexity(df, alphas, beta, by=(), n_col="n", error_col="e
     One row per (``by`` group, ``alpha``) with the ``by`` columns and ``alpha, beta, n_hat,
     n_hat_lo, n_hat_hi, censored, min_trials``. ``n_hat`` is :func:`n_hat_from_curve` on the
     success fractions at target ``1 - beta``; ``n_hat_lo`` / ``n_hat_hi`` apply it to the
-    Clopper-Pearson upper / lower curves (``nan`` if that curve never reaches the target).
+    Clopper-Pearson upper / lower curves (``nan`` if that curve never reaches the target),
+    each taken out to the grid point that brackets its curve's crossing
+    (:func:`crossing_bracket`), so the interval always holds the point estimate's bracket: the
+    grid cannot place a crossing more finely than between two of its points.
     Note that with ``T`` trials per ``n`` the lower curve can reach ``1 - beta`` only if
     ``((1 - confidence)/2)^(1/T) >= 1 - beta`` (e.g. ``T >= 36`` for beta = 0.1 at 95%).
     ``censored`` refers to ``n_hat`` (see :func:`n_hat_from_curve`).
@@ -224,6 +271,25 @@ def empirical_sample_complexity(df, alphas, beta, by=(), n_col="n", error_col="e
         for row in _n_hat_rows(ns.astype(float), errs, alphas, beta, confidence):
             records.append((*key, *row))
     return pd.DataFrame.from_records(records, columns=out_cols)
+
+
+def crossing_signature(df, alpha, beta, by=(), n_col="n", error_col="error") -> tuple:
+    """Per ``by`` group (sorted), the grid bracket of the crossing at ``alpha``
+    (:func:`crossing_bracket`): what the measurement says about ``n_hat``, at the grid's
+    resolution. Two targets alpha read on the same trials with equal signatures are one
+    measurement (e.g. errors that are 0 or above both targets): counting them as two settings
+    would count the same evidence twice."""
+    alpha = check_open_unit(alpha, "alpha")
+    target = 1.0 - check_open_unit(beta, "beta")
+    by = [by] if isinstance(by, str) else list(by)
+    check_df(df, [*by, n_col, error_col], [n_col, error_col])
+    groups = df.groupby(by, sort=True, dropna=False) if by else [((), df)]
+    out = []
+    for key, g in groups:
+        ns, errs = _grouped(g, n_col, error_col)
+        fr = np.array([np.mean(e <= alpha) for e in errs])
+        out.append((key, *crossing_bracket(ns.astype(float), fr, target)))
+    return tuple(out)
 
 
 def loglog_slope(x, y):
@@ -263,22 +329,37 @@ def slope_against(df_nhat, x_col, y_col="n_hat"):
     return loglog_slope(d[x_col].to_numpy(dtype=float), d[y_col].to_numpy(dtype=float))
 
 
-def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn=None):
+def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn=None,
+              keep_censored=False, curve_id=None):
     """Point slope and bootstrap interval for ``log n_hat`` against ``log x`` over ``cells``.
 
     ``datasets``: list of ``(ns, errs)``; ``cells``: list of ``(dataset index, alpha, x)``.
     Each replicate resamples the trials with ``resample(rng)`` (default: within every
     ``(dataset, n)`` independently, one resample per dataset shared by all its cells) and
-    recomputes every ``n_hat`` and the slope; only the cells uncensored in the point estimate
-    enter. A cell censored in a replicate is not dropped (that would bias the slope toward the
-    cells that happen to stay measurable): it enters at the edge of the grid, the largest ``n``
-    if right-censored (the true ``n_hat`` is larger: a lower bound) and the smallest ``n`` if
-    left-censored (an upper bound); ``censored_frac`` counts these (replicate, cell) pairs.
-    Percentile interval over the replicates. ``slope_fn(xs, n_hats, cell_indices)`` fits the
-    slope (default: one least-squares line; :mod:`analysis.pooled_slope` passes a common slope
-    with one intercept per setting), ``cell_indices`` naming the cells in ``cells``.
+    recomputes every ``n_hat`` and the slope. A replicate reads each ``n_hat`` at a uniform
+    position (in ``log n``) of its crossing's bracket (:func:`draw_n_hat`): the grid locates a
+    crossing no more finely than between two grid points, and an interpolation that stays put
+    on a step-like curve (every trial failing at one grid point and succeeding at the next)
+    would give a degenerate interval. The interval can thus never be narrower than the grid
+    allows; ``resolution`` is the interval that the grid alone gives (the point estimate's
+    brackets, no resampling), and ``[lo, hi]`` is widened to contain it.
+
+    Only the cells uncensored in the point estimate enter, unless ``keep_censored``: then a
+    cell censored in the point estimate enters as a bound too, as below, and ``bounds`` counts
+    such cells. A cell censored in a replicate is not dropped (that would bias the slope toward
+    the cells that happen to stay measurable): it enters at the edge of the grid, the largest
+    ``n`` if right-censored (the true ``n_hat`` is larger: a lower bound) and the smallest
+    ``n`` if left-censored (an upper bound); ``censored_frac`` counts these (replicate, cell)
+    pairs. Percentile interval over the replicates. ``slope_fn(xs, n_hats, cell_indices)``
+    fits the slope (default: one least-squares line; :mod:`analysis.pooled_slope` passes a
+    common slope with one intercept per setting), ``cell_indices`` naming the cells in
+    ``cells``. ``curve_id[di]`` names the samples of dataset ``di`` (default: its index):
+    cells of datasets on the same samples whose resampled curves coincide share one position in
+    their bracket (one measurement read twice is not two readings of the grid).
     """
     target = 1.0 - beta
+    if curve_id is None:
+        curve_id = list(range(len(datasets)))
     if slope_fn is None:
         def slope_fn(x, y, _):
             return loglog_slope(x, y)[0]
@@ -286,7 +367,7 @@ def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn
         def resample(rng):
             return [[e[rng.integers(0, e.size, e.size)] for e in errs] for _, errs in datasets]
 
-    def nhats(ds_errs):
+    def fractions(ds_errs):
         # success fractions of every cell at once: sort each n's errors, count by searchsorted
         fracs = {}
         for di, errs in enumerate(ds_errs):
@@ -296,38 +377,66 @@ def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn
                                       for e in errs])  # shape (grid n, alphas of di)
         out, pos = [], {di: 0 for di in fracs}
         for di, _, _ in cells:
-            out.append(interpolate_n_hat(datasets[di][0], fracs[di][:, pos[di]], target))
+            out.append(fracs[di][:, pos[di]])
             pos[di] += 1
         return out
 
-    point = nhats([errs for _, errs in datasets])
-    use = np.array([c == "" and np.isfinite(v) for v, c in point])
+    def read(fr, rng=None):
+        """n_hat of every cell: interpolated (``rng`` None) or drawn in its bracket (one
+        position per distinct curve); censored cells at the grid's edge; returns (values,
+        censoring)."""
+        vals, cens, pos = [], [], {}
+        for (di, _, _), f in zip(cells, fr):
+            ns = datasets[di][0]
+            if rng is None:
+                v, c = interpolate_n_hat(ns, f, target)
+            else:
+                key = (curve_id[di], f.tobytes())
+                if key not in pos:
+                    pos[key] = rng.random()
+                v, c = draw_n_hat(ns, f, target, pos[key])
+            vals.append(ns[-1] if c == "right" else v)
+            cens.append(c)
+        return np.array(vals, dtype=float), np.array(cens)
+
+    point_fr = fractions([errs for _, errs in datasets])
+    vals, point_cens = read(point_fr)
+    use = np.ones(len(cells), dtype=bool) if keep_censored else point_cens == ""
     xs = np.array([c[2] for c in cells], dtype=float)
-    vals = np.array([v for v, _ in point], dtype=float)
     slope = slope_fn(xs[use], vals[use], np.flatnonzero(use))
     res = {"slope": slope, "lo": math.nan, "hi": math.nan, "se": math.nan,
-           "n_points": int(use.sum()), "n_boot_valid": 0, "censored_frac": math.nan}
+           "n_points": int(use.sum()), "n_boot_valid": 0, "censored_frac": math.nan,
+           "resolution": (math.nan, math.nan),
+           "bounds": int(np.count_nonzero(point_cens[use] != ""))}
     if use.sum() < 2 or n_boot == 0:
         return res
     kept = np.flatnonzero(use)
+    q = 100.0 * (1.0 - level) / 2.0
+    point_fr = [f for f, u in zip(point_fr, use) if u]
     cells = [c for c, u in zip(cells, use) if u]
     xs = xs[use]
-    largest = np.array([datasets[c[0]][0][-1] for c in cells], dtype=float)
+    # the grid's own resolution: the point estimate's brackets, no resampling
+    grid = np.array([slope_fn(xs, read(point_fr, rng)[0], kept)
+                     for _ in range(n_boot)])
+    grid = grid[np.isfinite(grid)]
+    if grid.size >= 2:
+        res["resolution"] = tuple(float(v) for v in np.percentile(grid, [q, 100.0 - q]))
     boot = np.full(n_boot, math.nan)
     n_censored = 0
     for b in range(n_boot):
-        rep = nhats(resample(rng))
-        cens = np.array([c for _, c in rep])
-        v = np.array([val for val, _ in rep], dtype=float)  # left-censored: val = smallest n
-        v[cens == "right"] = largest[cens == "right"]
+        fr = fractions(resample(rng))
+        v, cens = read(fr, rng)  # left-censored: val = smallest n
         n_censored += int(np.count_nonzero(cens != ""))
         boot[b] = slope_fn(xs, v, kept)
     res["censored_frac"] = n_censored / (n_boot * len(cells))
     boot = boot[np.isfinite(boot)]
     res["n_boot_valid"] = int(boot.size)
     if boot.size >= 2:
-        q = 100.0 * (1.0 - level) / 2.0
-        res["lo"], res["hi"] = (float(v) for v in np.percentile(boot, [q, 100.0 - q]))
+        lo, hi = (float(v) for v in np.percentile(boot, [q, 100.0 - q]))
+        r_lo, r_hi = res["resolution"]
+        if np.isfinite(r_lo):
+            lo, hi = min(lo, r_lo), max(hi, r_hi)
+        res["lo"], res["hi"] = lo, hi
         res["se"] = float(np.std(boot, ddof=1))
     return res
 

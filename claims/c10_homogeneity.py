@@ -3,7 +3,11 @@
 ``c10_homogeneity``: the semi-private learner (public data unlabeled, assumed to come from the
 same distribution as the private data) against PPM as the public and private sub-populations
 move apart (shift = 1 - 2 eta: 0 homogeneous, 1 label-determined). At the largest n, the paired
-error difference semi-private minus PPM must be > 0 at shift 1 and about 0 at shift 0.
+error difference semi-private minus PPM must be > 0 at shift 1 and about 0 at shift 0 (its
+interval within ``TOL``; significantly beyond it: a caveat; neither: inconclusive). At shift 1
+every private label is 1, so the semi-private learner (which ignores the public labels) has no
+negative example: its failure is structural. The variant that scores the public labels too
+(``semi_private_all``) is reported as a finding when it beats PPM, never as a failure of PPM.
 ``c10_generic``: the same test for the published learner, BNS15's GenericLearner (Algorithm
 1; its sanitizer is our Laplace-tree substitute for Blum-Ligett-Roth), with the public points as
 its unlabelled sample and the private examples as its labelled one; d = 1 (the sanitizer exists
@@ -20,7 +24,6 @@ from claims.verdicts import mean_ci, paired_difference
 
 STATEMENT = "methods built for homogeneous public data fail on a mixture"
 TOL = 0.02  # "about 0" at shift 0: the difference's upper bound within 2 points of error
-GOOD_ERROR = 0.05  # or the semi-private error itself is this small when homogeneous
 GL = "GenericLearner"  # the main learner's label in c10_generic
 
 
@@ -36,18 +39,29 @@ def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
     m0, lo0, hi0 = paired_difference(big[big["shift"] == s0], learner, "ppm", ["n"])
     m1, lo1, hi1 = paired_difference(big[big["shift"] == s1], learner, "ppm", ["n"])
     sp0 = mean_ci(big[(big["shift"] == s0) & (big.learner == learner)]["error"])
-    variant = ""
+    variant, finding = "", ""
     if "semi_private_all" in set(big.learner):
         mv, lov, hiv = paired_difference(big[big["shift"] == s1], "semi_private_all", "ppm",
                                          ["n"])
         variant = (f"; variant scoring public labels too, shift {s1:g}: "
                    f"{mv:+.3f} [{lov:+.3f}, {hiv:+.3f}]")
+        # at shift 1 every private label is 1: a learner that ignores the public labels has
+        # no negative example, so its failure is structural; a variant that scores the public
+        # labels too is a different method, and beating PPM there is a finding, not a failure
+        if np.isfinite(hiv) and hiv < 0:
+            finding = (f"; finding: the variant scoring public labels too beats PPM at shift "
+                       f"{s1:g} ({mv:+.3f} [{lov:+.3f}, {hiv:+.3f}]): the semi-private "
+                       "learner's failure is structural (no negative private labels), not a "
+                       "limit of every learner that uses the public data")
     if learner != "semi_private" and "semi_private" in set(big.learner):
         mc, loc, hic = paired_difference(big[big["shift"] == s1], "semi_private", "ppm", ["n"])
         variant = (f"; one-dichotomy cover (raw public points), shift {s1:g}: "
                    f"{mc:+.3f} [{loc:+.3f}, {hic:+.3f}]")
     fails_on_mixture = np.isfinite(lo1) and lo1 > 0
-    works_homogeneous = sp0[0] <= GOOD_ERROR or (np.isfinite(hi0) and hi0 <= TOL)
+    # "about 0" at shift 0 is an equivalence test on the difference itself (no escape through
+    # a small error of the learner alone): within TOL, or significantly beyond it
+    works_homogeneous = bool(np.isfinite(hi0) and hi0 <= TOL)
+    weak_homogeneous = bool(np.isfinite(lo0) and lo0 > TOL)
     d = int(trials["population.d"].iloc[0])
     return VerdictRow(
         claim="C10", figure="c10_homogeneity",
@@ -58,8 +72,12 @@ def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
                   f"{m1:+.3f} [{lo1:+.3f}, {hi1:+.3f}]; {name} error at shift {s0:g}: "
                   f"{sp0[0]:.3f}{variant}"),
         theory="> 0 at shift 1 (mixture); about 0 at shift 0 (homogeneous)",
-        verdict=("holds" if fails_on_mixture and works_homogeneous else
-                 f"holds with caveat: {name} also weak when homogeneous"
+        verdict=(("holds" + finding) if fails_on_mixture and works_homogeneous else
+                 f"holds with caveat: {name} also worse than PPM when homogeneous (shift "
+                 f"{s0:g}: {m0:+.3f} [{lo0:+.3f}, {hi0:+.3f}] beyond {TOL:g})" + finding
+                 if fails_on_mixture and weak_homogeneous else
+                 f"inconclusive (fails on the mixture, but at shift {s0:g} the difference "
+                 f"{m0:+.3f} [{lo0:+.3f}, {hi0:+.3f}] is neither within {TOL:g} nor beyond it)"
                  if fails_on_mixture else "does not hold"),
         d=d, extra=f"{experiment}, n={n}, shift {s0:g}..{s1:g}")
 

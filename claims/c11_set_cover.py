@@ -26,8 +26,10 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import Z95, fmt_interval, fmt_slope, upper_bound_verdict, verdict
-from analysis.sample_complexity import loglog_slope, sample_complexity_slope_against
+from claims.verdicts import (Z95, fmt_interval, fmt_slope, mark_same_measurement,
+                             upper_bound_verdict, verdict)
+from analysis.sample_complexity import (crossing_signature, loglog_slope,
+                                        sample_complexity_slope_against)
 from ppm.set_cover.base import add_remove_budget, n_rounds, per_round_epsilon
 from analysis.aggregate import ERROR_COL
 
@@ -179,6 +181,25 @@ def _D_rows(results, alpha) -> list[VerdictRow]:
     return rows
 
 
+def _signature(results, row):
+    """What a row measures at the grid's resolution (:func:`analysis.sample_complexity.
+    crossing_signature`): rows of two alphas with the same signature are one measurement (the
+    errors here are 0 or large, so alpha = 0.05 and 0.1 classify almost every trial alike)."""
+    exp, col = (("c11_set_cover_k", K) if row.extra.endswith("; k")
+                else ("c11_set_cover_D", D))
+    trials, nhat = results.load(exp)
+    beta = beta_of(nhat)
+
+    def sig(comp):
+        sub = trials[(trials.learner == MAIN) & (trials[COMP] == comp)]
+        return crossing_signature(sub, row.alpha, beta, by=[col], error_col=ERROR_COL)
+    if row.extra.startswith("composition="):
+        return (exp, row.extra, sig(row.extra.split(";")[0].split("=")[1]))
+    if row.extra.startswith("gap"):
+        return (exp, row.extra, sig("naive"), sig("set_cover"))
+    return None
+
+
 def analyse(results) -> list[VerdictRow]:
     rows = []
     for exp, fn in (("c11_set_cover_k", _k_rows), ("c11_set_cover_D", _D_rows)):
@@ -187,6 +208,8 @@ def analyse(results) -> list[VerdictRow]:
             continue
         for alpha in alphas_of(data[1]):
             rows += fn(results, alpha)
+    mark_same_measurement(rows, lambda r: _signature(results, r),
+                          lambda r: f"alpha = {r.alpha:g}")
     return rows
 
 

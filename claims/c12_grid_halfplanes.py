@@ -27,7 +27,8 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
 from claims.verdicts import fmt_slope, upper_bound_verdict, verdict
 from analysis.sample_complexity import loglog_slope, sample_complexity_slope_against
-from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds
+from ppm.set_cover.base import (add_remove_budget, implied_privacy, n_rounds,
+                                per_round_epsilon)
 from analysis.aggregate import ERROR_COL
 
 EXPERIMENT = "c12_grid_halfplanes"
@@ -63,6 +64,23 @@ def privacy_note(trials) -> dict:
     return out
 
 
+def theorem_bound(T_: float, alpha: float, beta: float, eps: float, delta: float,
+                  epsilon_hat=None, k: int = 1) -> float:
+    """Theorem 4.7's sample size with constant 1: Theorem 3.2's ``(k ln(1/alpha) / alpha)
+    (VC(H) ln k + lambda + (1/eps') ln((k / beta) ln(1/alpha)))`` with ``H`` the halfplanes
+    (VC 3) and Select Halfplane's loss (Lemma 4.6) ``lambda = (8 / eps_s) ln(2T / beta_s)``,
+    ``eps_s = eps_hat / 2``, ``beta_s = beta / (4k ln(2/alpha))`` (the per-round share, as in
+    Theorem 3.2's ``lambda``); ``eps_hat`` the run's per-round budget (Claim 3.4's unless the
+    ``epsilon_hat`` knob sets it), ``eps'`` the add/remove budget."""
+    eps_p, delta_p = add_remove_budget(eps, delta)
+    eh = (float(epsilon_hat) if epsilon_hat is not None and np.isfinite(float(epsilon_hat))
+          else per_round_epsilon(eps_p, delta_p, n_rounds(k, 0.1), "set_cover"))
+    beta_s = beta / (4 * k * math.log(2 / alpha))
+    lam = (8 / (eh / 2)) * math.log(2 * T_ / beta_s)
+    rest = 3 * math.log(k) + lam + math.log(k / beta * math.log(1 / alpha)) / eps_p
+    return k * math.log(1 / alpha) / alpha * rest
+
+
 def _bits(trials):
     return trials.assign(b=np.log2(trials[T].astype(float)))
 
@@ -91,8 +109,16 @@ def analyse(results) -> list[VerdictRow]:
             vals = ", ".join(f"b={int(math.log2(t))}: {v:.0f}"
                              for t, v in zip(nh[T][ok], nh["n_hat"][ok]))
             if learner == MAIN:
-                theory, v = (f"{th_lo:.2f}..1 (n ~ ln(2T/beta) .. pure log T; upper bound)",
-                             upper_bound_verdict(fit, th_lo, 1.0, below_bound=True))
+                main = sub
+                bound = np.array([theorem_bound(
+                    t, alpha, beta, first(main, "learner.epsilon"), first(main, "learner.delta"),
+                    main["learner.epsilon_hat"].iloc[0]) for t in nh[T][ok]], dtype=float)
+                below = bool(ok.any() and np.all(nh["n_hat"].to_numpy()[ok] <= bound))
+                theory, v = (f"{th_lo:.2f}..1 (n ~ ln(2T/beta) .. pure log T; upper bound); "
+                             f"Thm 4.7 bound (constant 1) {bound.min():.3g}..{bound.max():.3g}"
+                             if bound.size else
+                             f"{th_lo:.2f}..1 (n ~ ln(2T/beta) .. pure log T; upper bound)",
+                             upper_bound_verdict(fit, th_lo, 1.0, below_bound=below))
                 eps_txt = priv["text"]
                 cens = int(plotting.right_censored(nh).sum())
                 if fit["n_points"] < 3 and cens:

@@ -19,10 +19,10 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
-from claims.verdicts import fmt_slope, verdict
+from claims.verdicts import fmt_slope, mark_same_measurement, verdict
 from ppm import bounds
-from analysis.sample_complexity import (empirical_sample_complexity, loglog_slope,
-                                   sample_complexity_slope_against)
+from analysis.sample_complexity import (crossing_signature, empirical_sample_complexity,
+                                   loglog_slope, sample_complexity_slope_against)
 from ppm.semi_supervised.label_boost import base_sample_size, min_labelled
 from analysis.aggregate import ERROR_COL
 
@@ -37,12 +37,6 @@ STYLE = {WRAPPER: dict(color="C4", marker="o", label="LabelBoost wrapper (Alg. 3
 def _shape(bs, beta):
     """The base learner's EM shape ``ln(2^(b+1)) + ln(1/beta)``."""
     return (np.asarray(bs, dtype=float) + 1) * math.log(2) + math.log(1 / beta)
-
-
-def _snap(fit: dict) -> dict:
-    """Identical n_hat at every b fit a slope of ~1e-17, not 0 (least-squares rounding): snap
-    values below 1e-12 to 0 so the interval [0, 0] meets the theory's 0."""
-    return {k: 0.0 if isinstance(v, float) and abs(v) < 1e-12 else v for k, v in fit.items()}
 
 
 def _design_crossing(alpha0: float = 0.1, beta0: float = 0.1) -> int:
@@ -95,9 +89,9 @@ def analyse(results) -> list[VerdictRow]:
         bs = np.sort(trials[B].unique())
         n_unl = int(trials["n_unlabelled"].iloc[0])
         for alpha in alphas_of(nhat):
-            fit = _snap(sample_complexity_slope_against(trials[trials.learner == WRAPPER], B,
-                                                        alpha, beta, error_col=ERROR_COL,
-                                                        n_boot=results.n_boot))
+            fit = sample_complexity_slope_against(trials[trials.learner == WRAPPER], B,
+                                                  alpha, beta, error_col=ERROR_COL,
+                                                  n_boot=results.n_boot)
             b_star, c, n_w = _crossing(results, alpha, beta)
             rows.append(VerdictRow(
                 claim="C14", figure="c14_label_boost",
@@ -133,7 +127,19 @@ def analyse(results) -> list[VerdictRow]:
                                 fit["n_points"]),
                 slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
                 d=1, epsilon=1.0, alpha=float(alpha), extra="base learner alone"))
+    mark_same_measurement(rows, lambda r: _signature(results, r),
+                          lambda r: f"alpha = {r.alpha:g}")
     return rows
+
+
+def _signature(results, row):
+    """The grid brackets of every n_hat the row reads: the wrapper's errors are 0 or >= 0.3,
+    so its alpha = 0.05 and 0.15 rows are one measurement (and the base learner's likewise)."""
+    exp, learner = (("c14_label_boost", WRAPPER) if row.extra == "wrapper"
+                    else ("c14_base_alone", BASE))
+    trials, nhat = results.load(exp)
+    return (row.extra, crossing_signature(trials[trials.learner == learner], row.alpha,
+                                          beta_of(nhat), by=[B], error_col=ERROR_COL))
 
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:

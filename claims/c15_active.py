@@ -17,7 +17,7 @@ import numpy as np
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
 from claims.verdicts import fmt_slope, verdict
-from analysis.sample_complexity import empirical_sample_complexity, sample_complexity_slope_against
+from analysis.sample_complexity import empirical_sample_complexity, sample_complexity_slope_paired
 from ppm.semi_supervised.active import pool_size
 from analysis.aggregate import ERROR_COL
 
@@ -59,9 +59,11 @@ def analyse(results) -> list[VerdictRow]:
                     f"eps={eps.min():g}, {pool_size(n_A, eps.max())} at eps={eps.max():g} "
                     f"(n_A={n_A})")
         for alpha in alphas_of(nhat):
-            fit = sample_complexity_slope_against(trials[trials.learner == learner], EPS, alpha,
-                                                  beta, n_col=n_col, error_col=ERROR_COL,
-                                                  n_boot=results.n_boot)
+            # the epsilons of a trial share one pool (the sample does not depend on the
+            # learner): trial indices are resampled once per replicate for every epsilon
+            fit = sample_complexity_slope_paired(trials[trials.learner == learner], EPS, alpha,
+                                                 beta, n_col=n_col, error_col=ERROR_COL,
+                                                 n_boot=results.n_boot)
             rows.append(VerdictRow(
                 claim="C15", figure="c15_active",
                 setting=f"{'active' if learner == ACTIVE else 'GenericLearner'}, "

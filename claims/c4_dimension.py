@@ -36,9 +36,11 @@ import pandas as pd
 
 from claims import c4_mechanism, plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
-from claims.verdicts import NOT_MEASURED, fmt_slope, upper_bound_verdict
+from claims.verdicts import (NOT_MEASURED, bound_estimate_verdict, fmt_slope,
+                             upper_bound_verdict)
 from ppm import bounds
-from analysis.pooled_slope import sample_complexity_slope_pooled
+from analysis.pooled_slope import (increments_exponent, increments_ratio,
+                                   sample_complexity_exponent_pooled)
 from analysis.sample_complexity import (empirical_sample_complexity, loglog_slope,
                                    sample_complexity_slope_against)
 from analysis.aggregate import ERROR_COL
@@ -185,40 +187,93 @@ def _row(s: dict, alpha: float, n_boot: int) -> VerdictRow:
         epsilon=eps, alpha=float(alpha), w_pub=w_pub, extra=source)
 
 
+def theory_exponent(ds, alpha, beta, eps, w_pub) -> dict:
+    """Increments exponents (:func:`analysis.pooled_slope.increments_exponent`) of the explicit
+    Thm 4.9 formula and of the O-form with its log factor at ``ds``, and the pure ``d^2`` (2):
+    the range the measured exponent is compared with."""
+    explicit = increments_exponent(increments_ratio([bounds.realizable_sample_complexity(
+        alpha, beta, eps, int(d), w_pub=w_pub) for d in ds], [0, 0, 0]), ds)
+    shape = increments_exponent(increments_ratio([bounds.realizable_shape(
+        alpha, beta, eps, int(d)) for d in ds], [0, 0, 0]), ds)
+    values = [explicit, 2.0, shape]
+    return {"explicit": explicit, "shape": shape, "lo": min(values), "hi": max(values)}
+
+
+def local_loglog(nhat: dict, settings, ds) -> tuple[float, float]:
+    """Pooled log-log slopes d1 -> d2 and d2 -> d3 (mean over the settings; point values): a
+    log-log slope over d = 1..3 mixes the constant term in, and rises along d when it does."""
+    lr = np.log(np.asarray(ds, dtype=float))
+    out = []
+    for i in (0, 1):
+        out.append(float(np.mean([(math.log(nhat[k][i + 1]) - math.log(nhat[k][i]))
+                                  / (lr[i + 1] - lr[i]) for k in settings])))
+    return out[0], out[1]
+
+
 def _pooled_row(sets: list[dict], n_boot: int) -> VerdictRow:
-    """One common slope in d over the (epsilon, alpha) settings of one w_pub
-    (:func:`analysis.pooled_slope.sample_complexity_slope_pooled`); theory: the mean of the pooled
-    settings' ranges (the common slope of a complete design is the mean of their slopes)."""
+    """The exponent p of ``n_hat = a + b d^p`` pooled over the (epsilon, alpha) settings of one
+    w_pub (:func:`analysis.pooled_slope.sample_complexity_exponent_pooled`: the increments
+    ratio, free of the constant term; trials resampled jointly across the settings that share
+    samples; a setting censored at d = 3 enters with n_hat at the grid's largest n, a lower
+    bound, and then the exponent is a lower bound). Theory: the mean over the settings of their
+    ranges (explicit Thm 4.9 formula's own increments exponent, pure d^2, O-form with log)."""
     ppm = pd.concat([s["trials"][s["trials"].learner == "ppm"] for s in sets], ignore_index=True)
     w_pub, beta = float(ppm["w_pub"].iloc[0]), sets[0]["beta"]
     alphas = {float(s["trials"].loc[s["trials"].learner == "ppm", "epsilon"].iloc[0]):
               s["alphas"] for s in sets}
-    fit = sample_complexity_slope_pooled(ppm, "d", "epsilon", alphas, beta, sample_col="samples",
-                                         error_col=ERROR_COL, n_boot=n_boot)
     ds = np.sort(ppm["d"].unique())
-    ths = [theory_range(ds, a, beta, eps, w_pub) for eps, a in fit["settings"]]
+    kw = dict(sample_col="samples", error_col=ERROR_COL, n_boot=n_boot)
+    fit = sample_complexity_exponent_pooled(ppm, "d", "epsilon", alphas, beta, **kw)
+    ths = [theory_exponent(ds, a, beta, eps, w_pub) for eps, a in fit["settings"]]
     lo = float(np.mean([t["lo"] for t in ths])) if ths else math.nan
     hi = float(np.mean([t["hi"] for t in ths])) if ths else math.nan
     nhat = _pooled_nhat(sets)
+    top = {float(e): float(g.loc[g.d == ds[-1], "n"].max())
+           for e, g in ppm.groupby("epsilon")}
+    bounded = set(fit["bounded"])
+    free = [k for k in fit["settings"] if k not in bounded]
     loose = [bounds.realizable_sample_complexity(a, beta, eps, int(d), w_pub=w_pub)
-             / nhat[(eps, a)][i] for eps, a in fit["settings"] for i, d in enumerate(ds)]
-    fmt = "; ".join(f"eps {e:g} alpha {a:g}: {fit['per_setting'][(e, a)]:.2f}"
-                    for e, a in fit["settings"])
+             / nhat[(eps, a)][i] for eps, a in free for i, d in enumerate(ds)]
+    n_set, n_b = len(fit["settings"]), len(bounded)
+    if n_set == 0:
+        verdict = NOT_MEASURED
+    else:
+        verdict = bound_estimate_verdict(fit, lo, hi, fit["direction"],
+                                         all(v >= 1 for v in loose))
+    # the same estimator on the settings measured at every d only (dropping the censored
+    # ones: biased toward the settings that stay measurable), and the local log-log slopes
+    free_alphas = {e: [float(a) for a in v if (e, float(a)) in set(free)]
+                   for e, v in alphas.items()}
+    free_alphas = {e: v for e, v in free_alphas.items() if v}
+    sub = (sample_complexity_exponent_pooled(
+        ppm[ppm["epsilon"].isin(list(free_alphas))], "d", "epsilon", free_alphas, beta, **kw)
+        if n_b and free else None)
+    l12, l23 = local_loglog(nhat, free, ds) if free else (math.nan, math.nan)
+    fmt = "; ".join(f"eps {e:g} alpha {a:g}: " + ", ".join(
+        f"{v:.0f}" if np.isfinite(v) else f">{top[e]:.0f}" for v in nhat[(e, a)])
+        for e, a in fit["settings"])
     excl = "; ".join(f"eps {e:g} alpha {a:g} ({why})" for e, a, why in fit["excluded"])
-    n_set = len(fit["settings"])
-    verdict = (upper_bound_verdict(fit, lo, hi, all(v >= 1 for v in loose)) if n_set
-               else NOT_MEASURED)
+    bound_txt = (f"a LOWER BOUND on the exponent: {n_b} of {n_set} settings are censored at "
+                 f"d = {int(ds[-1])} and enter with n_hat at the grid's largest n (n_hat > "
+                 f"that)" if n_b else "no censored cell")
+    sub_txt = (f"; on the {len(free)} settings measured at every d alone: p = {fmt_slope(sub)} "
+               f"(biased down: the censored settings are the most privacy-dominated)"
+               if sub is not None else "")
     return VerdictRow(
         claim="C4", figure="c4_dimension",
         setting=f"pooled n_hat vs d, d={','.join(str(int(d)) for d in ds)}, w_pub={w_pub:g}: "
-                f"one slope, one intercept per (epsilon, alpha) setting, trials resampled "
+                f"exponent p of n_hat = a + b d^p from the increments ratio (n(3) - n(2)) / "
+                f"(n(2) - n(1)) summed over the (epsilon, alpha) settings, trials resampled "
                 f"jointly across the settings that share samples ({n_set} of "
-                f"{n_set + len(fit['excluded'])} settings)",
+                f"{n_set + len(fit['excluded'])} settings; censored cells enter as bounds)",
         paper="private cost d^2 log(d/(epsilon alpha)) vs non-private d",
-        measured=f"common slope of log n_hat vs log d = {fmt_slope(fit)} over {n_set} settings "
-                 f"(their own slopes: {fmt}); excluded: {excl or 'none'}",
-        theory=f"[{lo:.2f}, {hi:.2f}]: mean over the pooled settings of their ranges (explicit "
-               f"Thm 4.9 local slope, O-form d^2 = 2, O-form with log factor)",
+        measured=f"exponent p = {fmt_slope(fit)} (increments ratio {fit['ratio']:.2f}; 1 for "
+                 f"d, 5/3 for d^2), {bound_txt}{sub_txt}; pooled local log-log slopes (which "
+                 f"mix in the constant) d 1->2: {l12:.2f}, 2->3: {l23:.2f}; n_hat per d: "
+                 f"{fmt}; excluded: {excl or 'none'}",
+        theory=f"[{lo:.2f}, {hi:.2f}]: mean over the settings of their ranges (increments "
+               f"exponent of the explicit Thm 4.9 formula, pure d^2 = 2, O-form with log "
+               f"factor); an upper bound",
         looseness=float(np.median(loose)) if loose else math.nan,
         verdict=verdict, slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
         w_pub=w_pub, extra="pooled")

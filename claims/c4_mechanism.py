@@ -16,9 +16,13 @@ Three readings of Theorem 4.9's ``d^2 log`` term that do not go through the end-
     with ``ln|G|``.
 (c) ``A(d)`` of ``n_hat ~ A(d)/epsilon + B(d)`` (w_pub = 0.1; ``c4_epsilon_fit``: d = 1, 2;
     ``c4_epsilon_fit_d3`` and ``c4_dimension_d3_wpub``: d = 3; epsilon in {1, 2, 4, 10}):
-    the privacy cost separated from the non-private one, compared with ``ln|G|(d)``. Lemma 4.6
-    in error-rate units gives ``A(d) <= 2 (ln|G| + ln(1/beta)) / alpha`` for the EM's share;
-    the slope of ``log A`` on ``log ln|G|`` across d is 1 if that term is tight in shape.
+    the privacy cost separated from the non-private one, reported against d. Lemma 4.6 in
+    error-rate units gives ``A(d) <= 2 (ln|G| + ln(1/beta)) / alpha`` for the EM's share: an
+    upper bound, tested one-sidedly (:func:`lemma_4_6_verdict`); the slope of ``log A`` on
+    ``log ln|G|`` is shown as a reference only (the lemma does not fix A's shape).
+
+(a) and (b) can fail only through a bug (an exact count; a bound on the exact law of the
+mechanism): they are built-in checks (:func:`claims.verdicts.check_verdict`), not settings.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from claims.base import VerdictRow, beta_of
-from claims.verdicts import fmt_interval, verdict
+from claims.verdicts import FAILS, HOLDS, check_verdict, fmt_interval, verdict
 from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
 from analysis.aggregate import ERROR_COL
 
@@ -99,7 +103,8 @@ def class_size_row(results) -> list[VerdictRow]:
                  f"/{len(exact)} cells it runs in",
         theory="exponent d^2: slope 2 (no sampling noise; interval = the two largest "
                "n_pub windows)",
-        verdict=verdict(lo, hi, slopes[0], 2.0, 2.0, len(ds)),
+        verdict=check_verdict(verdict(lo, hi, slopes[0], 2.0, 2.0, len(ds)) == "holds",
+                              "the exponent of ln|G| does not grow like d^2"),
         slope=slopes[0], slope_lo=lo, slope_hi=hi, extra="ln|G| growth")]
 
 
@@ -109,11 +114,12 @@ def class_size_row(results) -> list[VerdictRow]:
 
 
 def bound_check_verdict(n_within: int, n_total: int) -> str:
-    """A bound that must hold on every sample (Lemma 4.6's quantile): holds iff it does."""
+    """A bound that must hold on every sample (Lemma 4.6's quantile of the exact law): a
+    built-in check (it can fail only through a bug), passed iff it holds on every sample."""
     if n_total == 0:
         return "not measured"
-    return "holds" if n_within == n_total else (
-        f"does not hold ({n_total - n_within} of {n_total} samples above the bound)")
+    return check_verdict(n_within == n_total,
+                         f"{n_total - n_within} of {n_total} samples above the bound")
 
 
 def _price_slope(g: pd.DataFrame, n_boot: int, seed: int = 0) -> tuple[float, float, float]:
@@ -257,31 +263,47 @@ def epsilon_fit_table(results) -> tuple[pd.DataFrame, float] | None:
     return pd.DataFrame(rows), beta
 
 
-def _a_slope(tab: pd.DataFrame) -> tuple[float, float, float, int]:
-    """Slope of log A on log(ln|G| + ln 1/beta) across d, with a bootstrap interval.
+def _slope_of(tab: pd.DataFrame, x) -> tuple[float, float, float]:
+    """Slope of log A on log x across d, with a bootstrap interval.
 
     Replicate b of every d's A (trial indices resampled jointly over epsilon within each d,
     :func:`a_of_d`) is one draw of independent samples, since different d are different
-    samples: the slope through the b-th A of every d is a replicate of the slope. ``ln|G|``
-    is held at its point value (the median over trials at the reference n). A replicate with
-    an A <= 0 has no log slope; if more than 20% have none, there is no interval.
+    samples: the slope through the b-th A of every d is a replicate of the slope. A replicate
+    with an A <= 0 has no log slope; if more than 20% have none, or some d has no A, there is
+    no interval.
     """
-    ok = tab[np.isfinite(tab.A) & (tab.A > 0)]
-    if len(ok) < 2:
-        return math.nan, math.nan, math.nan, len(ok)
-    x = ok["em_A"].to_numpy() * ok["alpha"].to_numpy() / 2.0
-    s = loglog_slope(x, ok["A"].to_numpy())[0]
-    if len(ok) < len(tab):  # a d without A: its replicates cannot join
-        return s, math.nan, math.nan, len(ok)
-    boots = np.stack(ok["A_boot"].to_list())  # (d, replicate)
+    ok = np.isfinite(tab.A.to_numpy()) & (tab.A.to_numpy() > 0)
+    if ok.sum() < 2:
+        return math.nan, math.nan, math.nan
+    x = np.asarray(x, dtype=float)
+    s = loglog_slope(x[ok], tab["A"].to_numpy()[ok])[0]
+    if not ok.all():
+        return s, math.nan, math.nan
+    boots = np.stack(tab["A_boot"].to_list())  # (d, replicate)
     valid = np.all(np.isfinite(boots) & (boots > 0), axis=0)
     if valid.mean() < 0.8:
-        return s, math.nan, math.nan, len(ok)
+        return s, math.nan, math.nan
     lx = np.log(x) - np.log(x).mean()
     ly = np.log(boots[:, valid])
     slopes = lx @ (ly - ly.mean(axis=0)) / (lx @ lx)
     lo, hi = np.quantile(slopes, [0.025, 0.975])
-    return s, float(lo), float(hi), len(ok)
+    return s, float(lo), float(hi)
+
+
+def lemma_4_6_verdict(tab: pd.DataFrame) -> str:
+    """One-sided test of Lemma 4.6's upper bound ``A(d) <= 2 (ln|G| + ln 1/beta) / alpha``:
+    holds if every d's interval lies below its bound, does not hold if some d's interval lies
+    entirely above it, otherwise inconclusive."""
+    if not np.isfinite(tab.A).any():
+        return "not measured"
+    above = [int(r.d) for r in tab.itertuples() if np.isfinite(r.A_lo) and r.A_lo > r.em_A]
+    if above:
+        return FAILS + f" (A above Lemma 4.6's bound at d = {', '.join(map(str, above))})"
+    open_ = [int(r.d) for r in tab.itertuples() if not (np.isfinite(r.A_hi) and r.A_hi <= r.em_A)]
+    if open_:
+        return ("inconclusive (no interval, or an interval reaching Lemma 4.6's bound, at d = "
+                + ", ".join(map(str, open_)) + ")")
+    return HOLDS
 
 
 def epsilon_fit_rows(results) -> list[VerdictRow]:
@@ -292,23 +314,24 @@ def epsilon_fit_rows(results) -> list[VerdictRow]:
     rows = []
     for alpha, g in tab.groupby("alpha"):
         g = g.sort_values("d")
-        s, lo, hi, k = _a_slope(g)
-        below = all(a <= e for a, e in zip(g.A, g.em_A) if np.isfinite(a))
+        s, lo, hi = _slope_of(g, g["d"].to_numpy(dtype=float))
+        r_s, r_lo, r_hi = _slope_of(g, g["em_A"].to_numpy() * g["alpha"].to_numpy() / 2.0)
         rows.append(VerdictRow(
             claim="C4", figure=FIGURE,
             setting=f"A(d) of n_hat ~ A/eps + B, d={','.join(str(d) for d in g.d)}, "
                     f"w_pub={g.w_pub.iloc[0]:g}, alpha={alpha:g} (c4_epsilon_fit*, d3_wpub)",
-            paper="privacy cost 2(ln|G| + ln(1/beta))/(eps alpha) with ln|G| ~ d^2 ln n_pub",
+            paper="privacy cost 2(ln|G| + ln(1/beta))/(eps alpha) with ln|G| ~ d^2 ln n_pub "
+                  "(Lemma 4.6: an upper bound)",
             measured="; ".join(
                 f"d={r.d}: A = {fmt_interval(r.A, r.A_lo, r.A_hi, 1)}, B = {r.B:.1f} "
                 f"(eps {r.epsilons}), ln|G| = {r.log_G:.1f} at n = {r.n_ref}, "
                 f"Lemma 4.6 A = {r.em_A:.0f}" for r in g.itertuples())
-                + f"; slope of log A vs log(ln|G| + ln 1/beta) = {fmt_interval(s, lo, hi)}",
-            theory="1 if the EM term is tight in shape (A <= Lemma 4.6's A: "
-                   + ("yes" if below else "NO") + ")",
-            verdict=verdict(lo, hi, s, 1.0, 1.0, k) if np.isfinite(lo) else (
-                "inconclusive (over 20% of the bootstrap replicates have an A <= 0, or some d has "
-                "no A: < 2 uncensored epsilons)"),
+                + f"; slope of log A vs log d = {fmt_interval(s, lo, hi)}; reference (not "
+                f"tested: Lemma 4.6 bounds A, it does not fix its shape): slope of log A vs "
+                f"log(ln|G| + ln 1/beta) = {fmt_interval(r_s, r_lo, r_hi)}",
+            theory="A(d) <= Lemma 4.6's 2(ln|G| + ln 1/beta)/alpha at every d (one-sided: "
+                   "the whole interval below the bound)",
+            verdict=lemma_4_6_verdict(g),
             slope=s, slope_lo=lo, slope_hi=hi, alpha=float(alpha), w_pub=float(g.w_pub.iloc[0]),
             extra="privacy cost A(d)"))
     return rows

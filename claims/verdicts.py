@@ -10,12 +10,25 @@ equivalence margin :data:`SLOPE_TOL` (:func:`verdict`, two-sided):
   fewer than :data:`MIN_POINTS` uncensored points carry the slope.
 
 So a wider interval can only move a verdict toward "inconclusive": imprecision never makes
-"holds" (nor "does not hold") easier. The theorems are upper bounds: :func:`upper_bound_verdict`
+"holds" (nor "does not hold") easier. Nor can spurious precision: every ``n_hat`` is read on a
+grid of sample sizes, which cannot place it more finely than between two grid points, so the
+slope intervals of :mod:`analysis.sample_complexity` carry that resolution (each bootstrap
+replicate draws ``n_hat`` within its bracket, and the interval is widened to the grid's own
+spread); an interval of zero width (which no measurement on a grid can give: it comes from a
+rule that lost the resolution) is reported "inconclusive", never "holds". The theorems are upper bounds: :func:`upper_bound_verdict`
 reports an interval entirely on the fast side of the band as the finding "faster than the worst
 case on this population", never as a form of "holds", and one on the slow side as "does not
 hold". Error claims (C8, C10, real data): differences of mean errors with Student t intervals
 over trials (:func:`mean_ci`). :func:`combined_verdict` joins the settings of a claim: it is
 "inconclusive" unless most settings are conclusive, and always says the counts.
+
+What is counted: each distinct measurement once. Rows that read the same trials at two targets
+alpha whose crossings fall in the same grid brackets everywhere are one measurement
+(:func:`mark_same_measurement`: the later ones are shown, not counted). Built-in checks (a
+property that can fail only through a bug, e.g. an exact count or a bound every sample must
+satisfy) are not settings: :func:`check_verdict` reports "check: passed" or "check: FAILED",
+outside the counts, and a failed check makes the claim's combined verdict start with
+"CHECK FAILED".
 """
 
 from __future__ import annotations
@@ -46,7 +59,9 @@ NOT_MEASURED = "not measured"
 # Rows that are shown but not counted in a claim's combined verdict: non-private baselines
 # ("reference ...") and the per-setting parts of a pooled estimate ("breakdown ...", C4),
 # whose own row carries the verdict.
-NOT_COUNTED = ("reference", "breakdown")
+NOT_COUNTED = ("reference", "breakdown", "check", "same measurement")
+CHECK_PASSED = "check: passed"
+CHECK_FAILED = "check: FAILED"
 
 
 def counted(verdict) -> bool:
@@ -72,6 +87,8 @@ def _side(lo: float, hi: float, slope: float, theory_lo: float, theory_hi: float
         return _inconclusive(f"{n_points} uncensored points, fewer than {MIN_POINTS}")
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return _inconclusive("no bootstrap interval")
+    if hi - lo <= 1e-9 * max(1.0, abs(slope)):
+        return _inconclusive("zero-width interval, narrower than the grid's resolution")
     band_lo, band_hi = slope_band(theory_lo, theory_hi)
     if band_lo <= lo and hi <= band_hi:
         return "inside"
@@ -116,6 +133,35 @@ def upper_bound_verdict(fit: dict, theory_lo: float, theory_hi: float, below_bou
     return base
 
 
+def bound_estimate_verdict(fit: dict, theory_lo: float, theory_hi: float, direction: str,
+                           below_bound: bool = True, worse: str = "above") -> str:
+    """:func:`upper_bound_verdict` for an estimate that censored cells make a one-sided bound.
+
+    ``direction``: ``""`` (no censored cell: :func:`upper_bound_verdict`), ``"lower bound"``
+    (the true rate is at least the estimate, e.g. a right-censored ``n_hat`` entered at the
+    grid's largest n) or ``"upper bound"``. A bound decides only on its own side: a lower bound
+    whose whole interval lies on the ``worse`` side of the band "does not hold" (the truth is
+    further out still); anything else is inconclusive, since the censored cells could move the
+    truth across the band (an upper bound on the fast side likewise gives :data:`FASTER`).
+    """
+    if not direction:
+        return upper_bound_verdict(fit, theory_lo, theory_hi, below_bound, worse)
+    if direction not in ("lower bound", "upper bound"):
+        raise ValueError(f"direction must be '', 'lower bound' or 'upper bound', got {direction!r}")
+    side = _side(fit["lo"], fit["hi"], fit["slope"], theory_lo, theory_hi, fit["n_points"])
+    if side == NOT_MEASURED or (side.startswith("inconclusive")
+                                and not side.startswith("inconclusive (interval")):
+        return side  # too few points, no interval, zero width: the bound decides nothing
+    better = "below" if worse == "above" else "above"
+    toward = "above" if direction == "lower bound" else "below"  # where the truth may lie
+    if side == toward:
+        return (FAILS if toward == worse else FASTER) + f" (even as a {direction})"
+    where = {"inside": "inside the band", worse: f"{worse} the band",
+             better: f"{better} the band"}.get(side, "across the band's edge")
+    return _inconclusive(f"censored cells make the estimate a {direction}; its interval lies "
+                         f"{where}, and the censored cells could move the truth {toward} it")
+
+
 def mean_ci(values, level: float = LEVEL) -> tuple[float, float, float]:
     """Mean with its Student t interval (``scipy.stats.t``) over the finite values.
 
@@ -140,6 +186,35 @@ def paired_difference(trials: pd.DataFrame, a: str, b: str, keys) -> tuple[float
     ka = trials[trials.learner == a].set_index([*keys, "trial"])["error"]
     kb = trials[trials.learner == b].set_index([*keys, "trial"])["error"]
     return mean_ci((ka - kb).dropna().to_numpy())
+
+
+def check_verdict(passed: bool, detail: str = "") -> str:
+    """A built-in check (not a setting, not counted): "check: passed" or "check: FAILED (...)";
+    a failed one makes :func:`combined_verdict` say so first."""
+    if passed:
+        return CHECK_PASSED
+    return CHECK_FAILED + (f" ({detail})" if detail else "")
+
+
+def same_measurement(label: str, v: str) -> str:
+    """The verdict of a row that repeats the measurement of the row ``label`` (not counted)."""
+    return f"same measurement as {label} (not counted): {v}"
+
+
+def mark_same_measurement(rows, signature, label) -> None:
+    """Mark, in place, every row whose ``signature(row)`` equals an earlier row's as
+    :func:`same_measurement` of it (``label(row)`` names the earlier row); rows whose
+    signature is ``None`` are left alone. Signatures: e.g. :func:`analysis.sample_complexity.
+    crossing_signature`, the grid brackets of every ``n_hat`` the row reads."""
+    seen = {}
+    for r in rows:
+        sig = signature(r)
+        if sig is None or not counted(r.verdict):
+            continue
+        if sig in seen:
+            r.verdict = same_measurement(label(seen[sig]), r.verdict)
+        else:
+            seen[sig] = r
 
 
 def fmt_interval(v: float, lo: float, hi: float, digits: int = 2) -> str:
@@ -167,15 +242,27 @@ def _kind(v: str) -> str:
 def combined_verdict(verdicts) -> str:
     """One verdict for a claim from the verdicts of its settings, with the counts.
 
-    Reference rows (non-private baselines) and breakdown rows (the parts of a pooled
-    estimate) do not count. "inconclusive" unless a strict
+    Reference rows (non-private baselines), breakdown rows (the parts of a pooled
+    estimate), repeated measurements and built-in checks do not count; a failed check is put
+    first ("CHECK FAILED ..."). "inconclusive" unless a strict
     majority of the settings is conclusive; otherwise the common verdict of the conclusive
     settings ("holds", "faster than the worst case on this population", "does not hold") or
     "mixed", followed by the counts, e.g. "holds in 4 of 6 settings, 2 inconclusive".
     """
-    v = [str(x) for x in verdicts if counted(x)]
+    verdicts = [str(x) for x in verdicts]
+    failed = [x for x in verdicts if x.startswith(CHECK_FAILED)]
+    n_checks = sum(x.startswith("check") for x in verdicts)
+    loud = (f"CHECK FAILED ({len(failed)} of {n_checks} built-in checks failed: a bug, the "
+            "measurements below are suspect); " if failed else "")
+    v = [x for x in verdicts if counted(x)]
     if not v:
+        if n_checks:
+            return loud + (f"checks only: {n_checks - len(failed)} of {n_checks} passed")
         return "not run"
+    return loud + _combined(v)
+
+
+def _combined(v: list[str]) -> str:
     m = len(v)
     if m == 1:
         return v[0]

@@ -114,7 +114,7 @@ def test_c4_a_slope_interval_is_a_bootstrap_of_the_slope():
     """Replicate b of every d's A gives one slope; an A(d) that is exactly proportional to
     ln|G| + ln(1/beta) in every replicate gives the interval [1, 1], one that is off by a
     d-dependent factor moves it, and too many replicates with A <= 0 leave no interval."""
-    from claims.c4_mechanism import _a_slope
+    from claims.c4_mechanism import _slope_of
 
     rng = np.random.default_rng(0)
     x = np.array([3.0, 11.0, 25.0])  # ln|G| + ln(1/beta) at d = 1, 2, 3
@@ -126,16 +126,30 @@ def test_c4_a_slope_interval_is_a_bootstrap_of_the_slope():
         return pd.DataFrame({"d": [1, 2, 3], "alpha": alpha, "em_A": 2 * x / alpha, "A": a,
                              "A_boot": list(a_boot)})
 
-    s, lo, hi, k = _a_slope(table(np.outer(x * 10, noise)))
-    assert (s, lo, hi, k) == pytest.approx((1.0, 1.0, 1.0, 3))
-    s, lo, hi, _ = _a_slope(table(np.outer(x ** 2, noise), a=x ** 2))
+    s, lo, hi = _slope_of(table(np.outer(x * 10, noise)), x)
+    assert (s, lo, hi) == pytest.approx((1.0, 1.0, 1.0))
+    s, lo, hi = _slope_of(table(np.outer(x ** 2, noise), a=x ** 2), x)
     assert (s, lo, hi) == pytest.approx((2.0, 2.0, 2.0))
     indep = np.outer(x * 10, [1.0] * 200) * np.exp(0.3 * rng.standard_normal((3, 200)))
-    _, lo, hi, _ = _a_slope(table(indep))
+    _, lo, hi = _slope_of(table(indep), x)
     assert lo < 1.0 < hi and hi - lo > 0.1
     bad = np.outer(x * 10, noise)
     bad[2, :50] = -1.0  # 25% of the replicates without a log slope
-    assert np.isnan(_a_slope(table(bad))[1])
+    assert np.isnan(_slope_of(table(bad), x)[1])
+
+
+def test_c4_lemma_4_6_is_tested_one_sidedly():
+    """A(d) far below Lemma 4.6's bound holds (the old two-sided shape test could call it
+    'does not hold'); an interval above the bound at one d does not hold; one reaching it is
+    inconclusive."""
+    from claims.c4_mechanism import lemma_4_6_verdict
+
+    def tab(a_lo, a_hi, em=(100.0, 300.0, 600.0)):
+        return pd.DataFrame({"d": [1, 2, 3], "A": [(a + b) / 2 for a, b in zip(a_lo, a_hi)],
+                             "A_lo": a_lo, "A_hi": a_hi, "em_A": list(em)})
+    assert lemma_4_6_verdict(tab([5, 40, 80], [10, 60, 150])) == "holds"  # any shape
+    assert lemma_4_6_verdict(tab([5, 40, 650], [10, 60, 700])).startswith("does not hold")
+    assert lemma_4_6_verdict(tab([5, 40, 500], [10, 60, 700])).startswith("inconclusive")
 
 
 def test_c4_sample_key_marks_rows_run_on_one_sample():
@@ -157,3 +171,21 @@ def test_c4_sample_key_marks_rows_run_on_one_sample():
     assert keys[0] == keys[1]  # the two d = 3 sweeps draw the same samples ...
     erm = [t[t.learner == "erm"].set_index(["n", "trial"])[ERROR_COL].sort_index() for t in d3]
     pd.testing.assert_series_equal(erm[0], erm[1])  # ... and ERM confirms it
+
+
+def test_c12_below_bound_is_computed_from_the_data(monkeypatch):
+    """The Set Cover rows compare n_hat with Theorem 4.7's bound (it was hardcoded True): a
+    bound shrunk below the measured n_hat must show in the verdict."""
+    from claims import c12_grid_halfplanes as c12
+    from claims.base import ResultStore
+    b1, b2 = (c12.theorem_bound(2.0 ** b, 0.1, 0.1, 0.9, 1e-6) for b in (6, 20))
+    assert 0 < b1 < b2  # grows with log T
+    store = ResultStore(Path("results"), n_boot=0)
+    if store.load(c12.EXPERIMENT) is None:
+        pytest.skip("no committed C12 results")
+    rows = [r for r in c12.analyse(store) if r.extra.startswith(c12.MAIN)]
+    assert rows and all("n_hat exceeds" not in r.verdict for r in rows)
+    monkeypatch.setattr(c12, "theorem_bound", lambda *a, **k: 1.0)
+    rows = [r for r in c12.analyse(store) if r.extra.startswith(c12.MAIN)]
+    assert all("n_hat exceeds the explicit bound" in r.verdict for r in rows
+               if r.verdict != "not measured")

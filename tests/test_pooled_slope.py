@@ -127,3 +127,72 @@ def test_bad_inputs_are_refused_before_any_work():
                                        sample_col="samples")
     with pytest.raises(ValueError, match="alpha"):
         sample_complexity_slope_pooled(a, "x", "eps", [1.5], 0.1, sample_col="samples")
+
+
+# --------------------------------------------------------------------------------------------
+# the exponent free of the constant term: n = a + b d^p
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0])
+def test_increments_exponent_recovers_p_with_noise(p):
+    from analysis.pooled_slope import increments_exponent, increments_ratio
+    rng = np.random.default_rng(int(p))
+    ds = np.array([1.0, 2.0, 3.0])
+    vals, groups = [], []
+    for s in range(12):
+        a, b = rng.uniform(20, 200), rng.uniform(10, 60)  # a constant of any size
+        vals += list((a + b * ds ** p) * np.exp(0.02 * rng.standard_normal(3)))
+        groups += [s] * 3
+    est = increments_exponent(increments_ratio(vals, groups), ds)
+    assert est == pytest.approx(p, abs=0.2)
+    # a log-log slope on the same numbers mixes the constant in: well below p
+    from analysis.pooled_slope import common_slope
+    assert common_slope(np.tile(ds, 12), vals, groups) < p - 0.3
+
+
+def _threshold_trials(settings, grid, trials=60, seed=0):
+    """One row per (setting, d, n, trial): trial t succeeds (error 0) from its own threshold
+    ``(a + b d^p) * U`` on (U shared by the settings of a trial: one sample), else error 1."""
+    rng = np.random.default_rng(seed)
+    u = {(d, n, t): rng.uniform(0.7, 1.0) for d in (1, 2, 3) for n in grid for t in range(trials)}
+    rows = []
+    for eps, (a, b, p) in settings.items():
+        for d in (1, 2, 3):
+            for n in grid:
+                for t in range(trials):
+                    th = (a + b * d ** p) * u[(d, n, t)]
+                    rows.append(dict(eps=eps, x=d, n=n, trial=t, samples="s",
+                                     error=0.0 if n >= th else 1.0))
+    return pd.DataFrame(rows)
+
+
+def test_pooled_exponent_on_trials_recovers_d_squared():
+    from analysis.pooled_slope import sample_complexity_exponent_pooled
+    grid = np.unique(np.round(8 * 2 ** (np.arange(0, 60) / 8))).astype(int)
+    df = _threshold_trials({1.0: (40, 20, 2.0), 2.0: (60, 10, 2.0)}, grid)
+    fit = sample_complexity_exponent_pooled(df, "x", "eps", [0.5], 0.1, sample_col="samples",
+                                            n_boot=60)
+    assert fit["direction"] == "" and fit["lo"] < 2.0 < fit["hi"]
+    assert fit["slope"] == pytest.approx(2.0, abs=0.3)
+
+
+def test_a_censored_cell_enters_as_a_lower_bound():
+    """Setting eps=1 grows like d (p = 1); eps=2 like d^3, beyond a short grid at d = 3.
+    Dropping it (the old rule) reads p = 1, below the pool measured on a grid long enough
+    (biased toward the settings that stay measurable); entering it at the short grid's largest
+    n gives an estimate stated as a lower bound, and it is one: at most the full-grid value."""
+    from analysis.pooled_slope import sample_complexity_exponent_pooled
+    full_grid = np.unique(np.round(8 * 2 ** (np.arange(0, 52) / 8))).astype(int)  # to ~720
+    df = _threshold_trials({1.0: (20, 60, 1.0), 2.0: (20, 20, 3.0)}, full_grid)
+    short = df[df.n <= 215]
+    kw = dict(sample_col="samples", n_boot=40)
+    bounded = sample_complexity_exponent_pooled(short, "x", "eps", [0.5], 0.1, **kw)
+    dropped = sample_complexity_exponent_pooled(short[short.eps == 1.0], "x", "eps", [0.5], 0.1,
+                                                **kw)
+    full = sample_complexity_exponent_pooled(df, "x", "eps", [0.5], 0.1, **kw)
+    assert bounded["bounded"] == [(2.0, 0.5)] and bounded["direction"] == "lower bound"
+    assert full["direction"] == "" and dropped["direction"] == ""
+    assert dropped["slope"] == pytest.approx(1.0, abs=0.4)  # 60 trials, a 9% grid
+    assert full["slope"] > dropped["slope"] + 0.3  # dropping biased the exponent down
+    assert bounded["slope"] <= full["slope"]  # the bound is on the right side
