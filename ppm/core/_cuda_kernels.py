@@ -76,13 +76,18 @@ def histogram_copies(n: int, threads: int) -> int:
 
 
 def _jit(cuda, simulator: bool, threads: int):
-    """``cuda.jit`` with ``launch_bounds`` where the target supports it (numba-cuda on a GPU;
-    neither the simulator nor numba's built-in target accept it)."""
+    """``cuda.jit`` with ``launch_bounds=(threads, 3)`` (3 resident blocks per multiprocessor)
+    where the target supports it: the numba-cuda package. The simulator rejects it, and numba's
+    built-in target accepts the keyword but fails when it compiles the kernel."""
     if not simulator:
+        import inspect
+
         try:
+            supported = "launch_bounds" in inspect.signature(cuda.compile_ptx).parameters
+        except (AttributeError, TypeError, ValueError):
+            supported = False
+        if supported:
             return cuda.jit(launch_bounds=(threads, 3))
-        except TypeError:
-            pass
     return cuda.jit
 
 
