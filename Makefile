@@ -2,6 +2,7 @@
 #   make reproduce [PROFILE=quick] [ARGS="population.w_pub=0.3 learner.epsilon=0.5"] [N_JOBS=2]
 #                  [LAUNCHER=joblib|slurm] [RECOMPUTE=1]
 #   make test
+#   make install GPU=1   # also the optional GPU backend (numba-cuda, CUDA 12 wheels; docs/gpu.md)
 #   make test-slurm      # a one-node SLURM on this machine (root, Debian): the cluster path, tested
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -12,6 +13,9 @@ ARGS ?=
 N_JOBS ?= 2
 LAUNCHER ?= joblib
 OUTPUTS ?= outputs
+# GPU=1: `make install` also installs the optional extra [gpu] (numba-cuda with the CUDA 12
+# wheels) into the venv; without it the install is the CPU one, exactly as pinned.
+GPU ?=
 
 ifeq ($(PROFILE),quick)
 BASE_RESULTS := results/quick
@@ -90,7 +94,12 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: install test test-slurm reproduce audit c4-inputs figures bench clean-cache clean
 
-install: $(STAMP)
+install: $(STAMP) $(if $(strip $(GPU)),$(VENV)/.gpu-stamp)
+
+# The GPU extra on top of the CPU install (pip keeps every pinned package that satisfies it).
+$(VENV)/.gpu-stamp: $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[gpu]"
+	touch $@
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -136,8 +145,13 @@ figures: $(STAMP)
 	$(PY) -m scripts.figures --results $(RESULTS) --n-boot $(N_BOOT)
 	$(PY) -m scripts.summary --results $(RESULTS)
 
+# The CPU benchmark; then, on a machine with a GPU visible to numba.cuda, the GPU one
+# (scripts/bench_gpu.py: per level and word count, fraction of the popcount ceiling, ratio to CPU).
 bench: $(STAMP)
 	$(PY) -m scripts.bench --threads $(N_JOBS)
+	@if $(PY) -c "from ppm.core.cuda_scorer import gpu_available as g; raise SystemExit(not g())"; \
+	then $(PY) -m scripts.bench_gpu --threads $(N_JOBS); \
+	else echo "make bench: no GPU visible to numba.cuda, scripts.bench_gpu skipped"; fi
 
 clean-cache:
 	rm -rf $(RESULTS)/cache $(OUTPUTS)

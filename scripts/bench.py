@@ -68,7 +68,7 @@ def _floor(threads, queue):
     import numba
     import numpy as np
 
-    from ppm.core._sweep_kernels import floor_walk
+    from ppm.core.sweep_scorer import floor_walk
 
     numba.set_num_threads(threads)
     rng = np.random.default_rng(0)

@@ -131,6 +131,9 @@ def test_no_private_names_of_other_modules(name):
     package (e.g. ``ppm.core`` importing its numba kernels)."""
     package = name if _is_package(name) else name.rpartition(".")[0]
     bad = [f"{m}.{n}" for m, n in _imports(name) if n and n.startswith("_")]
-    bad += [m for m, n in _imports(name) if n is None and m.rpartition(".")[2].startswith("_")
-            and m.rpartition(".")[0] != package]
+    # a private module (any `_part` of the path) only from inside the package that holds it
+    bad += [m for m, _ in _imports(name)
+            if any(part.startswith("_") and not f"{package}.".startswith(
+                       ".".join(m.split(".")[:i]) + ".")
+                   for i, part in enumerate(m.split(".")) if i)]
     assert not bad, f"{name} imports private names of other modules: {bad}"

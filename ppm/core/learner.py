@@ -31,17 +31,27 @@ from ppm.core.hypothesis_class import (
     SortedScorer1D,
     class_size,
 )
+from ppm.core.cuda_scorer import AUTO_MIN_HYPOTHESES, CudaScorer, check_cuda, gpu_available
 from ppm.core.histogram_memo import MemoisedScorer, memo_key, supports_memo
 from ppm.core.mechanism import sample_level_and_rank
 from ppm.core.sweep_scorer import MAX_COLUMN_BYTES, SweepScorer
 
 _METHODS = ("auto", "sweep", "bitset", "blocked", "reference")
+_DEVICES = ("auto", "cpu", "cuda")
 
 
 def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
-                block_elements: int = DEFAULT_BLOCK_ELEMENTS):
-    """The scorer of ``G`` for a sample: every method yields identical histograms and samples."""
+                block_elements: int = DEFAULT_BLOCK_ELEMENTS, device: str = "auto"):
+    """The scorer of ``G`` for a sample: every method and device yields identical histograms
+    and samples. ``device="cuda"`` (or "auto" on a GPU for ``|G| >= AUTO_MIN_HYPOTHESES``)
+    runs the bitset scorer's pairs, triples and rank pass on the GPU
+    (:class:`ppm.core.cuda_scorer.CudaScorer`)."""
     d = halfspaces.d
+    if method in ("auto", "bitset") and not (method == "auto" and d == 1
+                                             and halfspaces.aff_is_full):
+        if device == "cuda" or (device == "auto" and d >= 2 and class_size(len(halfspaces), d)
+                                >= AUTO_MIN_HYPOTHESES and gpu_available()):
+            return CudaScorer(halfspaces.membership(X), y, d)
     if method == "reference":
         return ReferenceScorer(halfspaces, X, y, d)
     if method == "auto" and d == 1 and halfspaces.aff_is_full:
@@ -79,6 +89,13 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         by dense float32 matrix products (the straightforward reference for benchmarks); "reference" is
         a plain Python loop over ``G`` (tests only). The bitset kernels use
         ``numba.get_num_threads()`` threads.
+    device : {"auto", "cpu", "cuda"}
+        Where the bitset scorer runs (same output on every device for the same seed, see
+        ``docs/gpu.md``). "cuda" scores pairs, triples and the rank pass on an NVIDIA GPU
+        (numba.cuda; ``pip install -e '.[gpu]'``) and fails with a one-line error, before any
+        work, when there is none; it needs method "auto" or "bitset". "auto" takes the GPU when
+        one is present and ``|G| >= 1e8`` (``ppm.core.cuda_scorer.AUTO_MIN_HYPOTHESES``; below,
+        the CPU is done in about 0.1 s), the CPU otherwise. d = 1 keeps its sort on the CPU.
     rel_tol : float
         Relative geometric tolerance of ``ConstrHalf`` (see :mod:`ppm.core.halfspaces`).
     block_elements : int
@@ -108,11 +125,12 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
     differentially private.
     """
 
-    _execution_params = ("method", "block_elements", "max_hypotheses", "histogram_memo")
+    _execution_params = ("method", "block_elements", "max_hypotheses", "histogram_memo",
+                         "device")
 
     def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
                  rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,
-                 max_hypotheses: float = 1e11, histogram_memo=None):
+                 max_hypotheses: float = 1e11, histogram_memo=None, device: str = "auto"):
         self.epsilon = epsilon
         self.random_state = random_state
         self.method = method
@@ -120,6 +138,7 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         self.block_elements = block_elements
         self.max_hypotheses = max_hypotheses
         self.histogram_memo = histogram_memo
+        self.device = device
 
     def _validate_params(self) -> None:
         """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
@@ -128,6 +147,11 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         check_rel_tol(self.rel_tol)
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
+        if not (isinstance(self.device, str) and self.device in _DEVICES):
+            raise ValueError(f"device must be one of {_DEVICES}, got {self.device!r}")
+        if self.device == "cuda" and self.method not in ("auto", "bitset"):
+            raise ValueError("device='cuda' runs the bitset scorer: method must be 'auto' or "
+                             f"'bitset', got {self.method!r}")
         if not (isinstance(self.block_elements, int) and self.block_elements >= 1):
             raise ValueError(f"block_elements must be a positive int, got {self.block_elements!r}")
         if not (isinstance(self.max_hypotheses, (int, float)) and self.max_hypotheses >= 1):
@@ -168,6 +192,8 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         production path.
         """
         self._validate_params()
+        if self.device == "cuda":
+            check_cuda()  # no GPU: one-line error before any work
         if public is None:
             raise ValueError("public (boolean mask, True = public example) is required")
         # Empty data is refused here (scikit-learn's convention); the baselines and the other
@@ -187,7 +213,7 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
                 f"{size / 1e9:.3g} s. Raise max_hypotheses to run it anyway."
             )
         # Step 2: the scorer of G (built from C_pub) on all n labelled pairs.
-        scorer = make_scorer(hs, X, y, self.method, self.block_elements)
+        scorer = make_scorer(hs, X, y, self.method, self.block_elements, self.device)
         if self.histogram_memo is not None and supports_memo(scorer):
             scorer = MemoisedScorer(scorer, self.histogram_memo,
                                     memo_key(scorer, X, y, public, self.rel_tol))

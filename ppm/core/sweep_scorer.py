@@ -31,6 +31,7 @@ import itertools
 
 import numpy as np
 
+from ppm.core._sweep_kernels import floor_walk  # noqa: F401  (the benchmark floor, scripts/bench.py)
 from ppm.core.hypothesis_class import BitsetScorer, balanced_bounds, halfspace_signs
 
 # Reinitialise v by popcount when a step changes more than this many examples per word of

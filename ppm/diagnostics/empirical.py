@@ -65,7 +65,8 @@ def score_histogram(estimator, X, y, public=None) -> np.ndarray:
         check_is_fitted(estimator, "hypothesis_")
         X, y, _ = check_labelled_data(X, y, None, min_samples=1)
         return make_scorer(estimator.halfspaces_, X, y, estimator.method,
-                           estimator.block_elements).histogram()
+                           estimator.block_elements,
+                           getattr(estimator, "device", "auto")).histogram()
     if isinstance(estimator, GridExponentialMechanism):
         check_is_fitted(estimator, "hypothesis_")
         X, y, _ = check_labelled_data(X, y, None)

@@ -1,0 +1,176 @@
+"""Benchmark of the CUDA scorer (ppm.core.cuda_scorer) per level and word count.
+
+    python -m scripts.bench_gpu [--threads 2] [--repeats 3] [--cpu-chunks 1]
+                                [--out results/bench_gpu.csv]
+    NUMBA_ENABLE_CUDASIM=1 python -m scripts.bench_gpu --smoke    # no GPU: simulator, tiny
+
+For each sample (GaussianClusters, the C4 cells: d = 3, w_pub = 0.1) and each level j in
+{2, 3}, on the same bitsets (``BitsetScorer``'s ``PQT``):
+
+* ``gpu_hyp_per_s``: the GPU histogram of the whole level (one launch, best of ``--repeats``);
+* ``popcount_ceiling``: the same launch with the histogram replaced by a per-thread sum of the
+  scores (same loads, same carry-save popcounts, no atomics), measured in the same run;
+  ``fraction_of_ceiling`` = gpu / ceiling;
+* ``cpu_hyp_per_s``: the CPU bitset kernel (``--threads`` numba threads) on the first
+  ``--cpu-chunks`` chunks of the level (a whole level 3 takes minutes on 2 cores), and
+  ``ratio_gpu_cpu``; ``same_histogram``: the GPU's per-chunk histograms of those chunks equal
+  the CPU's (asserted).
+
+``make bench`` runs it after ``scripts.bench`` when a GPU is present. ``--smoke`` runs tiny
+samples (under the simulator where there is no GPU) and writes nothing: a test that the script
+works, its numbers mean nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+# (d, n, w_pub): level 2 on d = 2 samples; levels 2 and 3 on the C4 cells (d = 3, w_pub = 0.1),
+# whose bitsets hold 4 to 6 words.
+DEFAULT = [(2, 400, 0.5), (2, 1000, 0.5), (3, 160, 0.1), (3, 224, 0.1), (3, 320, 0.1)]
+SMOKE = [(2, 20, 0.2), (3, 20, 0.15)]  # 30 and 28 halfspaces: seconds under the simulator
+
+
+def _bitsets(d, n, w_pub):
+    from ppm.core.halfspaces import construct_halfspaces
+    from ppm.core.hypothesis_class import BitsetScorer
+    from ppm.populations import GaussianClusters
+
+    X, y, public = GaussianClusters(d=d, w_pub=w_pub).sample(n, random_state=0)
+    hs = construct_halfspaces(X[public], n_features=d)
+    return BitsetScorer(hs.membership(X), y, d), int(public.sum())
+
+
+def _level_bounds(scorer, level):
+    """The chunk bounds BitsetScorer.histogram uses for level 2 or level 3 (empty prefix)."""
+    from ppm.core.hypothesis_class import balanced_bounds
+
+    m = scorer.m
+    if level == 2:
+        rows = np.arange(m - 1)
+        return balanced_bounds(0, m - 1, m - 1 - rows, scorer._chunks)
+    r = m - 1 - np.arange(0, m - 2)
+    return balanced_bounds(0, m - 2, r * (r - 1) / 2, scorer._chunks)
+
+
+def _level_size(m, level, lo, hi):
+    """Hypotheses of the level whose first index lies in [lo, hi)."""
+    first = np.arange(lo, hi)
+    rest = m - 1 - first
+    return int(rest.sum()) if level == 2 else int((rest * (rest - 1) // 2).sum())
+
+
+def _best(fn, repeats):
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def measure(scorer, level, repeats, cpu_chunks):
+    from ppm.core.cuda_scorer import simulator_enabled
+    from ppm.core.cuda_scorer import CudaKernels, cpu_kernels, launch_shape
+
+    gpu = CudaKernels(scorer.PQT, scorer.wP, scorer.n)
+    bounds = _level_bounds(scorer, level)
+    n_chunks, n1 = len(bounds) - 1, scorer.n + 1
+    run_gpu = gpu.level2_hist if level == 2 else gpu.level3_hist
+    cpu = cpu_kernels()
+    run_cpu = cpu.level2_hist if level == 2 else cpu.level3_hist
+    args = (scorer.PQT, scorer.wP, scorer._ones)
+    hist = np.zeros((n_chunks, n1), dtype=np.int64)
+    if not simulator_enabled():  # compile outside the timing (the simulator compiles nothing)
+        run_gpu(*args, bounds, scorer.n0, np.zeros_like(hist))
+
+    def run():
+        hist[:] = 0
+        run_gpu(*args, bounds, scorer.n0, hist)
+
+    gpu_s = _best(run, repeats)
+
+    # the popcount ceiling: the sink kernel on the same segments
+    if level == 2:
+        c = np.arange(n_chunks)
+        segs = gpu._segments(np.full(c.size, -1), bounds[:-1], bounds[1:], c)
+    else:
+        segs = gpu._level3_segments(bounds, lambda a, chunk: chunk)
+    threads, blocks = launch_shape(gpu._cuda, int(segs[-1][-1]), gpu._threads, gpu._blocks)
+    sink = gpu._cuda.to_device(np.zeros((threads * blocks, 1), dtype=np.uint64))
+    ceiling_s = _best(lambda: gpu._launch(2, scorer._ones, segs, scorer.n0, (), sink), repeats)
+
+    # the CPU kernel on the first chunks, same bitsets
+    k = min(cpu_chunks, n_chunks)
+    sub = bounds[:k + 1]
+    cpu_hist = np.zeros((k, n1), dtype=np.int64)
+    run_cpu(*args, sub[:2], scorer.n0, np.zeros_like(cpu_hist[:1]))  # compile / load
+    t0 = time.perf_counter()
+    run_cpu(*args, sub, scorer.n0, cpu_hist)
+    cpu_s = time.perf_counter() - t0
+    same = bool(np.array_equal(cpu_hist, hist[:k]))
+    assert same, "GPU and CPU histograms differ"
+
+    size = _level_size(scorer.m, level, 0, scorer.m)
+    cpu_size = _level_size(scorer.m, level, int(sub[0]), int(sub[-1]))
+    return dict(level=level, hypotheses=float(size), gpu_seconds=gpu_s,
+                gpu_hyp_per_s=size / gpu_s, popcount_ceiling=size / ceiling_s,
+                fraction_of_ceiling=ceiling_s / gpu_s, cpu_hypotheses=float(cpu_size),
+                cpu_hyp_per_s=cpu_size / cpu_s, ratio_gpu_cpu=(size / gpu_s) / (cpu_size / cpu_s),
+                same_histogram=same, threads=threads, blocks=blocks)
+
+
+def main(argv=None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny samples (the simulator where there is no GPU), no CSV")
+    parser.add_argument("--threads", type=int, default=2, help="numba threads of the CPU kernel")
+    parser.add_argument("--repeats", type=int, default=3, help="keep the fastest GPU launch")
+    parser.add_argument("--cpu-chunks", type=int, default=1,
+                        help="chunks (of 256 per level) the CPU kernel is timed on")
+    parser.add_argument("--out", type=Path, default=Path("results/bench_gpu.csv"))
+    args = parser.parse_args(argv)
+
+    import numba
+
+    from ppm.core.cuda_scorer import simulator_enabled
+    from ppm.core.cuda_scorer import check_cuda, cuda_module
+
+    check_cuda()
+    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    cuda = cuda_module()
+    device = "CUDA simulator" if simulator_enabled() else cuda.get_current_device().name
+    device = device.decode() if isinstance(device, bytes) else str(device)
+    print(f"device: {device}", flush=True)
+    rows = []
+    for d, n, w_pub in SMOKE if args.smoke else DEFAULT:
+        scorer, n_pub = _bitsets(d, n, w_pub)
+        for level in range(2, min(d, scorer.m) + 1):
+            row = dict(device=device, d=d, n=n, w_pub=w_pub, n_pub=n_pub,
+                       words=int(scorer.PQT.shape[0]), n_halfspaces=scorer.m,
+                       **measure(scorer, level, 1 if args.smoke else args.repeats,
+                                 args.cpu_chunks if not args.smoke else 256))
+            rows.append(row)
+            print(f"d={d} n={n} level {level} ({row['words']} words): "
+                  f"{row['gpu_hyp_per_s']:.3g} hyp/s = {row['fraction_of_ceiling']:.2f} of the "
+                  f"popcount ceiling, {row['ratio_gpu_cpu']:.3g}x the CPU", flush=True)
+    df = pd.DataFrame(rows)
+    cols = ["d", "n", "words", "n_halfspaces", "level", "hypotheses", "gpu_seconds",
+            "gpu_hyp_per_s", "popcount_ceiling", "fraction_of_ceiling", "cpu_hyp_per_s",
+            "ratio_gpu_cpu", "same_histogram"]
+    print(df[cols].rename(columns={"gpu_hyp_per_s": "hypotheses_per_s"})
+          .to_string(index=False, float_format=lambda v: f"{v:.3g}"), flush=True)
+    if not args.smoke:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(args.out, index=False)
+        print(f"wrote {args.out}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
