@@ -48,4 +48,4 @@ def test_verdict_table_has_one_row_per_claim_and_marks_missing_ones():
     assert table.loc["C5", "measured"] == "slope 0.0"        # C5's headline setting (d=2, alpha=0.1)
     assert table.loc["C5", "verdict"] == "mixed: holds in 1 of 2 settings, does not hold in 1"
     assert table.loc["C5", "looseness"] == pytest.approx(20.0)
-    assert table.loc["C1", "verdict"] == "not run"
+    assert table.loc["C1", "verdict"] == "not run in this results root"
