@@ -171,7 +171,7 @@ notebook: $(STAMP)
 	$(PY) -m scripts.notebook --results $(RESULTS) --out $(RESULTS)/notebook
 
 bench: $(STAMP)
-	$(PY) -m scripts.bench --threads $(N_JOBS)
+	$(PY) -m scripts.bench --threads $(N_JOBS) --overwrite-committed
 
 clean-cache:
 	rm -rf $(RESULTS)/cache $(OUTPUTS)

@@ -90,7 +90,8 @@ def write_claims(claims, results: ResultStore) -> tuple[dict, dict]:
             failed[claim.id] = f"{type(exc).__name__}: {first_line}"
             forget_claim(claim, results.root)
             print(f"{claim.id}: cannot be analysed from this results root ({results.root}): "
-                  f"{failed[claim.id]}")
+                  f"{failed[claim.id]} (in a root made with ARGS, an override can fix a parameter "
+                  f"the claim compares across values, e.g. learner.epsilon for C3)")
             continue
         if rows:
             done[claim.id] = rows

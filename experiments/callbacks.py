@@ -176,10 +176,10 @@ def aggregate_destination(config: DictConfig) -> str:
     """Where the closing hint tells the user to aggregate a sweep: ``<results_root>/<name>``,
     unless that holds committed results (the default ``results_root: results``); then the
     scratch root ``results/local/<name>`` (not committed), so copying the hint never replaces
-    committed results (``scripts/aggregate.py`` refuses that without --overwrite-committed)."""
+    committed results (``scripts/committed.py``: refused without --overwrite-committed)."""
     dest = Path(str(config.results_root)) / str(config.experiment_name)
     try:
-        from scripts.aggregate import is_committed
+        from scripts.committed import is_committed
     except ImportError:  # scripts/ not importable here: always the scratch root
         committed = True
     else:

@@ -98,8 +98,8 @@ def missing_option(exc: BaseException) -> str | None:
             close = difflib.get_close_matches(name, options, n=3, cutoff=0.6)
             hint = (f"did you mean {' or '.join(close)}?" if close
                     else "no option has a similar name")
-            return (f"no {group or 'config'} option {name!r}: {hint} "
-                    f"({len(options)} options: ls configs/{group})")
+            return (f"no config {exc.missing_cfg_file} ({len(options)} {group} options: ls "
+                    f"configs/{group}): {hint}")
         exc = exc.__cause__ or exc.__context__
     return None
 

@@ -107,7 +107,7 @@ plt.show() if "ipykernel" in sys.modules else plt.close(fig)
 # %%
 SWEPT = [("c3_epsilon_d1", "learner.epsilon"), ("c5_mixture_weight", "population.w_pub"),
          ("c4_dimension_eps10", "population.d"), ("c9_domain", "population.T")]
-held = [(e, x) for e, x in SWEPT if e in set(trials["experiment_name"])
+held = [(e, x) for e, x in SWEPT if e in set(trials["experiment_name"]) and x in trials
         and trials.loc[trials["experiment_name"] == e, x].nunique() > 1]
 EXPERIMENT, X = held[0] if held else SWEPT[0]
 ALPHA = 0.05

@@ -36,7 +36,6 @@ data: the values stay in ``trials.csv`` under their owner's column, and
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +45,7 @@ from omegaconf import OmegaConf
 from experiments import columns
 from experiments.pipeline import _estimator_keys, write_csv_atomic
 from ppm.sample_complexity import empirical_sample_complexity
+from scripts import committed
 
 ERROR_COL = "excess_error"
 PARAMS = "params"
@@ -171,22 +171,6 @@ def aggregate(sweep_dir: Path, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return df, nh
 
 
-REPO = Path(__file__).resolve().parent.parent
-COMMITTED = REPO / "results"
-# Directories under results/ that are not committed (.gitignore): scratch results roots.
-SCRATCH_ROOTS = ("local", "quick", "overrides", "cache", "notebook")
-
-
-def is_committed(dest: Path) -> bool:
-    """Would writing ``dest`` replace committed results (``results/...`` of this repository,
-    outside its scratch roots)?"""
-    try:
-        rel = Path(dest).resolve().relative_to(COMMITTED.resolve())
-    except ValueError:
-        return False
-    return not rel.parts or rel.parts[0] not in SCRATCH_ROOTS
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sweep_dirs", type=Path, nargs="+")
@@ -195,21 +179,13 @@ def main(argv=None) -> None:
     out.add_argument("--out-root", type=Path,
                      help="write each sweep to <out-root>/<sweep dir name> (several sweeps, one "
                           "process: saves the interpreter start-up per sweep)")
-    parser.add_argument("--overwrite-committed", "--force", action="store_true",
-                        help="allow writing into the committed results/<experiment>/ (make "
-                             "reproduce regenerating them); refused without it")
+    committed.add_flag(parser)
     args = parser.parse_args(argv)
     if args.out is not None and len(args.sweep_dirs) > 1:
         parser.error("--out takes one sweep directory; use --out-root for several")
     dests = [args.out if args.out is not None else args.out_root / sweep.name
              for sweep in args.sweep_dirs]
-    committed = [d for d in dests if is_committed(d)]
-    if committed and not args.overwrite_committed:
-        print(f"error: refusing to write {', '.join(map(str, committed))}: the committed results "
-              f"live there. Write to a scratch root instead (e.g. --out "
-              f"results/local/{committed[0].name}), or pass --overwrite-committed to replace "
-              f"them on purpose.", file=sys.stderr)
-        sys.exit(2)
+    committed.refuse_committed(dests, args.overwrite_committed)
     for sweep, dest in zip(args.sweep_dirs, dests):
         df, nh = aggregate(sweep, dest)
         print(f"{dest}: {len(df)} trial rows, {len(nh)} n_hat rows")

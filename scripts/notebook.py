@@ -28,9 +28,16 @@ def execute(path: Path, results: Path, timeout: int = 600):
     from nbclient import NotebookClient
 
     nb = jupytext.read(path)
+    before = os.environ.get(RESULTS_ENV)
     os.environ[RESULTS_ENV] = str(Path(results).resolve())  # the kernel inherits it
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    finally:
+        if before is None:
+            os.environ.pop(RESULTS_ENV, None)
+        else:
+            os.environ[RESULTS_ENV] = before
     return nb
 
 
