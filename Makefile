@@ -1,8 +1,9 @@
 # ppm: two commands on a fresh machine with Python 3 and the package registries.
 #   make reproduce [PROFILE=quick] [ARGS="population.w_pub=0.3 learner.epsilon=0.5"] [N_JOBS=2]
-#                  [LAUNCHER=joblib|slurm] [RECOMPUTE=1]
+#                  [EXPERIMENTS="c5_mixture_weight ..."] [LAUNCHER=joblib|slurm] [RECOMPUTE=1]
 #   make test
 #   make install GPU=1   # also the optional GPU backend (numba-cuda, CUDA 12 wheels; docs/gpu.md)
+#   make notebook        # notebooks/inspect_results.py executed into $(RESULTS)/notebook/*.html
 #   make test-slurm      # a one-node SLURM on this machine (root, Debian): the cluster path, tested
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -29,19 +30,29 @@ endif
 ifeq ($(shell [[ '$(N_JOBS)' =~ ^[1-9][0-9]*$$ ]] && echo ok),)
 $(error N_JOBS must be a positive integer (parallel jobs), got '$(N_JOBS)')
 endif
-# Overrides never touch the committed results: a run with ARGS gets its own results root named
-# after the overrides (results[/quick]/overrides/<ARGS with unsafe characters as _>), printed at
-# the end. RESULTS=... on the command line still chooses any root.
-ifeq ($(strip $(ARGS)),)
+# ARGS: Hydra overrides as typed after `python -m experiments.run -m`, split like a shell command
+# line (quote a value holding spaces); a value may hold =, commas (a sweep over its values), /,
+# brackets and quotes. Overrides never touch the committed results: a run with ARGS gets its own
+# results root results[/quick]/overrides/<slug>-<hash>, printed at the end: <slug> is ARGS with
+# every character outside [A-Za-z0-9_.-] as _ (at most 40 characters), <hash> the first 8 hex
+# digits of the SHA-256 of ARGS, so the root is itself a valid Hydra override value and two
+# different ARGS never share a root. RESULTS=... on the command line still chooses any root.
+ARGS_SH := $(subst ','\'',$(strip $(value ARGS)))
+ifeq ($(ARGS_SH),)
 RESULTS ?= $(BASE_RESULTS)
 else
-ARGS_SLUG := $(shell printf '%s' '$(strip $(ARGS))' | tr -s ' ' '+' | tr -c 'A-Za-z0-9._=,+-' '_' | cut -c1-120)
-RESULTS ?= $(BASE_RESULTS)/overrides/$(ARGS_SLUG)
+ARGS_SLUG := $(shell printf '%s' '$(ARGS_SH)' | LC_ALL=C tr -c 'A-Za-z0-9_.-' '_' | tr -s '_' \
+	| cut -c1-40 | sed 's/^[_.-]*//; s/[_.-]*$$//')
+ARGS_HASH := $(shell printf '%s' '$(ARGS_SH)' | sha256sum | cut -c1-8)
+RESULTS ?= $(BASE_RESULTS)/overrides/$(or $(ARGS_SLUG),args)-$(ARGS_HASH)
 endif
 
 # Sweeps that make the figures (configs/experiment/<name>.yaml; <name>_quick for PROFILE=quick):
 # every experiment a registered claim reads (claims/registry.py); the quick profile leaves out
 # the long ones (Claim.long). Expanded when a recipe runs, i.e. after the venv is installed.
+# EXPERIMENTS="a b" on the command line runs only those (base names); the figures step then draws
+# what the results root holds and names each claim left out ("C3: not run in this results root").
+USER_EXPERIMENTS := $(filter command line environment,$(origin EXPERIMENTS))
 EXPERIMENTS ?= $(shell $(PY) -m claims.registry --experiments $(if $(filter quick,$(PROFILE)),--skip-long))
 # Long and committed experiments (Claim.long, Claim.committed) commit their trials
 # (results/<exp>/trials.csv): before the sweeps run, those
@@ -56,8 +67,31 @@ RESTORE := $(PY) -m scripts.restore_cache --forget --cache $(RESULTS)/cache
 else
 RESTORE = $(if $(RESTORED_EXPERIMENTS),$(PY) -m scripts.restore_cache --from results --cache $(RESULTS)/cache $(RESTORED_EXPERIMENTS))
 endif
-# Exact audits of C6 (privacy) and C7 (Helly): random instances per claim.
+# Exact audits of C6 (privacy) and C7 (Helly): random instances per claim. They read no sweep, so
+# ARGS and EXPERIMENTS change nothing in them: a reproduce with either leaves them out (make audit
+# RESULTS=<root> runs them into any root).
 AUDIT_INSTANCES := $(if $(filter quick,$(PROFILE)),40,300)
+PARTIAL := $(if $(or $(ARGS_SH),$(USER_EXPERIMENTS)),1)
+# A root made with overrides (or a chosen EXPERIMENTS list) may leave a claim without the values it
+# compares (ARGS="learner.epsilon=0.5" leaves C3 one epsilon): the figures step reports it in one
+# line, draws the rest and succeeds there (--keep-going); on a full root a claim that cannot be
+# analysed fails the step.
+FIGURES_FLAGS := $(if $(or $(PARTIAL),$(findstring /overrides/,$(RESULTS))),--keep-going)
+AUDIT_CMD = $(PY) -m scripts.exact_audits --results $(RESULTS) --instances $(AUDIT_INSTANCES)
+FIGURES_CMD = $(PY) -m scripts.figures --results $(RESULTS) --n-boot $(N_BOOT) $(FIGURES_FLAGS)
+SUMMARY_CMD = $(PY) -m scripts.summary --results $(RESULTS)
+ifeq ($(PARTIAL),)
+AUDIT_STEP = $(AUDIT_CMD)
+else
+AUDIT_STEP = echo "== exact audits (C6, C7) left out: they read no sweep, so ARGS and EXPERIMENTS do not change them (make audit RESULTS=$(RESULTS) runs them here)"
+endif
+ifeq ($(PROFILE),quick)
+QUICK_NOTE = echo "== quick profile: a smoke run of the whole pipeline, not a verdict on any claim (make reproduce without PROFILE=quick measures them)"
+else
+QUICK_NOTE = true
+endif
+# The quick profile's root holds a PROFILE file: its verdicts and figures say "smoke run".
+PROFILE_MARK := $(if $(filter quick,$(PROFILE)),printf 'quick\n' > $(RESULTS)/PROFILE,rm -f $(RESULTS)/PROFILE)
 # Default: the joblib launcher runs N_JOBS cells at once. Quick cells are tiny, so there every
 # cell and trial runs in the sweep's own process: starting a worker pool (each worker imports
 # numpy, scipy, sklearn, numba: ~3 s) cost more than the parallel trials saved (measured: 10.7 s
@@ -82,6 +116,9 @@ SWEEPS_AT_ONCE := $(if $(filter quick,$(PROFILE)),$(N_JOBS),1)
 C4_INPUTS = $(if $(filter c4_%,$(EXPERIMENTS)),yes)
 LOG_CLASS_SIZE_ARGS = $(if $(filter quick,$(PROFILE)),--max-subsets 2e4)
 MECHANISM_PRICE_ARGS = $(if $(filter quick,$(PROFILE)),--trials 3 --dims 1 2)
+C4_STEP = $(if $(C4_INPUTS),$(PY) -m scripts.log_class_size --out $(RESULTS)/c4_dimension/log_class_size.csv \
+  $(LOG_CLASS_SIZE_ARGS) --overwrite-committed && $(PY) -m scripts.mechanism_price \
+  --out $(RESULTS)/c4_dimension/mechanism_price.csv $(MECHANISM_PRICE_ARGS) --overwrite-committed,true)
 # Bootstrap replicates of every slope interval in the figures.
 N_BOOT := $(if $(filter quick,$(PROFILE)),50,300)
 
@@ -92,7 +129,7 @@ export MKL_NUM_THREADS := 1
 
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test test-slurm reproduce audit c4-inputs figures bench clean-cache clean
+.PHONY: install test test-slurm reproduce audit c4-inputs figures notebook bench clean-cache clean
 
 install: $(STAMP) $(if $(strip $(GPU)),$(VENV)/.gpu-stamp)
 
@@ -121,34 +158,45 @@ test-slurm: $(STAMP)
 	echo "make test-slurm: passed in $$(( $$(date +%s) - start )) s"
 
 # Runs every sweep (resuming finished trials from $(RESULTS)/cache), aggregates, draws figures.
+# The aggregate step writes into $(RESULTS); into the committed results/ only with its explicit
+# --overwrite-committed, which this recipe passes (regenerating them is what it is for).
 reproduce: $(STAMP)
 	@set -e; $(if $(strip $(RESTORE)),$(RESTORE);) \
-	export SWEEP_ARGS='$(PARALLEL) $(ARGS)'; \
+	export SWEEP_ARGS='$(PARALLEL) $(ARGS_SH)'; \
 	printf '%s\n' $(EXPERIMENTS) | xargs -P $(SWEEPS_AT_ONCE) -I '{}' $(SHELL) -c \
-	  'rm -rf $(OUTPUTS)/{}; echo "== sweep {}$(SUFFIX)"; \
+	  'set -f; rm -rf $(OUTPUTS)/{}; echo "== sweep {}$(SUFFIX)"; \
 	   eval "$(PY) -m experiments.run --multirun experiment={}$(SUFFIX) results_root=$(RESULTS) \
 	     hydra.sweep.dir=$(OUTPUTS)/{} $$SWEEP_ARGS" || exit 255'; \
-	$(PY) -m scripts.aggregate $(addprefix $(OUTPUTS)/,$(EXPERIMENTS)) --out-root $(RESULTS)
-	$(MAKE) --no-print-directory audit c4-inputs figures RESULTS=$(RESULTS) PROFILE=$(PROFILE) \
-	  EXPERIMENTS='$(EXPERIMENTS)'
-	@echo "== done: CSVs in $(RESULTS)/<experiment>/ (trials.csv, n_hat.csv, summary.csv), figures in $(RESULTS)/figures/, trial cache in $(RESULTS)/cache/"
+	$(PY) -m scripts.aggregate $(addprefix $(OUTPUTS)/,$(EXPERIMENTS)) --out-root $(RESULTS) \
+	  --overwrite-committed; \
+	$(PROFILE_MARK)
+	@$(AUDIT_STEP)
+	@$(C4_STEP)
+	@$(FIGURES_CMD)
+	@$(SUMMARY_CMD)
+	@echo "== done: results root $(RESULTS): CSVs in $(RESULTS)/<experiment>/ (trials.csv, n_hat.csv, summary.csv), figures in $(RESULTS)/figures/, verdicts in $(RESULTS)/summary.md, trial cache in $(RESULTS)/cache/"
+	@$(QUICK_NOTE)
 
 audit: $(STAMP)
-	$(PY) -m scripts.exact_audits --results $(RESULTS) --instances $(AUDIT_INSTANCES)
+	$(AUDIT_CMD)
 
 c4-inputs: $(STAMP)
-	$(if $(C4_INPUTS),$(PY) -m scripts.log_class_size --out $(RESULTS)/c4_dimension/log_class_size.csv $(LOG_CLASS_SIZE_ARGS))
-	$(if $(C4_INPUTS),$(PY) -m scripts.mechanism_price --out $(RESULTS)/c4_dimension/mechanism_price.csv $(MECHANISM_PRICE_ARGS))
+	@$(C4_STEP)
 
 # Figures and the verdict table from the aggregated CSVs (no experiment is rerun).
 figures: $(STAMP)
-	$(PY) -m scripts.figures --results $(RESULTS) --n-boot $(N_BOOT)
-	$(PY) -m scripts.summary --results $(RESULTS)
+	$(FIGURES_CMD)
+	$(SUMMARY_CMD)
+
+# notebooks/inspect_results.py (jupytext) executed on the results in $(RESULTS) into one
+# self-contained HTML page with its figures inline: $(RESULTS)/notebook/inspect_results.html.
+notebook: $(STAMP)
+	$(PY) -m scripts.notebook --results $(RESULTS) --out $(RESULTS)/notebook
 
 # The CPU benchmark; then, on a machine with a GPU visible to numba.cuda, the GPU one
 # (scripts/bench_gpu.py: per level and word count, fraction of the popcount ceiling, ratio to CPU).
 bench: $(STAMP)
-	$(PY) -m scripts.bench --threads $(N_JOBS)
+	$(PY) -m scripts.bench --threads $(N_JOBS) --overwrite-committed
 	@if $(PY) -c "from ppm.core.cuda_scorer import gpu_available as g; raise SystemExit(not g())"; \
 	then $(PY) -m scripts.bench_gpu --threads $(N_JOBS); \
 	else echo "make bench: no GPU visible to numba.cuda, scripts.bench_gpu skipped"; fi
@@ -157,4 +205,4 @@ clean-cache:
 	rm -rf $(RESULTS)/cache $(OUTPUTS)
 
 clean:
-	rm -rf $(VENV) $(OUTPUTS) results/cache results/quick
+	rm -rf $(VENV) $(OUTPUTS) results/cache results/quick results/overrides results/notebook

@@ -20,6 +20,19 @@ import pandas as pd
 from analysis.aggregate import curve_config, unique_trials
 
 NAN = math.nan
+# ``<root>/PROFILE``: written by ``make reproduce PROFILE=quick`` into its results root; a root
+# holding it is a smoke run (few trials, short grids): its verdicts and figures say so.
+PROFILE_FILE = "PROFILE"
+SMOKE_PREFIX = "smoke run (quick profile): "
+SMOKE_NOTE = ("Quick profile: a smoke run (few trials, short grids) that checks the pipeline "
+              "end to end; its verdicts are not verdicts on the claims (make reproduce without "
+              "PROFILE=quick measures them).")
+
+
+def is_smoke(root: Path) -> bool:
+    """Does ``root`` hold a quick-profile run (its ``PROFILE`` file says ``quick``)?"""
+    path = Path(root) / PROFILE_FILE
+    return path.is_file() and path.read_text().split()[:1] == ["quick"]
 
 
 @dataclass
@@ -80,6 +93,11 @@ class ResultStore:
 
     def has_any(self, experiments) -> bool:
         return any(self.load(e) is not None for e in experiments)
+
+    @property
+    def smoke(self) -> bool:
+        """A quick-profile root (:func:`is_smoke`): verdicts and figures are marked smoke runs."""
+        return is_smoke(self.root)
 
 
 @dataclass(frozen=True)

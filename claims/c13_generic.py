@@ -157,8 +157,9 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
         plotting.log_axes(ax, np.sort(trials["b"].unique()), "b = log2 |X|",
                           plotting.nhat_label(beta, " (labelled examples)"), base=2)
         ax.set_title(f"labelled cost, n_unlabelled = {int(trials['n_unlabelled'].iloc[0])}\n"
-                     + "; ".join(f"alpha={r.alpha:g}: GL slope {r.slope:.2f}"
-                                 for r in rows if r.extra == "labelled"), fontsize=9)
+                     + "GL slopes: " + plotting.fmt_values(
+                         [(f"alpha={r.alpha:g}", r.slope) for r in rows
+                          if r.extra == "labelled"]), fontsize=9)
         plotting.legend_below(ax, 1)
     if unl is not None:
         ax, (trials, nhat) = next(ax_iter), unl
@@ -170,8 +171,9 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
         plotting.log_axes(ax, np.sort(trials["b"].unique()), "b = log2 |X|",
                           plotting.nhat_label(beta, " (unlabelled examples)"), base=2)
         ax.set_title(f"unlabelled cost, labelled n = {int(trials['n'].iloc[0])}\n"
-                     + "; ".join(f"alpha={r.alpha:g}: slope {r.slope:.2f}"
-                                 for r in rows if r.extra == "unlabelled"), fontsize=9)
+                     + "slopes: " + plotting.fmt_values(
+                         [(f"alpha={r.alpha:g}", r.slope) for r in rows
+                          if r.extra == "unlabelled"]), fontsize=9)
         plotting.legend_below(ax, 1)
     plotting.save(fig, out_dir, "c13_generic",
                   "C13: GenericLearner (sanitizer = Laplace-tree substitute for BLR), "

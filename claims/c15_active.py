@@ -107,8 +107,8 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
                     label=f"pool size / 100 (unlabelled, n_A = {n_A})")
     ticks = np.unique(eps_all) if eps_all else None
     plotting.log_axes(ax, ticks, "epsilon", plotting.nhat_label(beta, " (labels read)"))
-    ax.set_title("; ".join(f"{r.extra} alpha={r.alpha:g}: slope {r.slope:.2f}" for r in rows),
-                 fontsize=8)
+    ax.set_title("slopes: " + plotting.fmt_values([(f"{r.extra} alpha={r.alpha:g}", r.slope)
+                                                   for r in rows]), fontsize=8)
     plotting.legend_below(ax, 1)
     plotting.save(fig, out_dir, "c15_active",
                   "C15: label queries vs epsilon, private active learner vs GenericLearner")

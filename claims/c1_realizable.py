@@ -99,7 +99,7 @@ def _panel(ax, trials, nhat, row: VerdictRow) -> None:
     plotting.log_axes(ax, alphas, r"target error $\alpha$",
                       rf"sample size $\hat n(\alpha, \beta={beta:g})$")
     title = f"d = {d}, epsilon = {epsilon:g}, w_pub = {w_pub:g}"
-    if row is not None:
+    if row is not None and plotting.finite(row.slope, row.slope_lo, row.slope_hi):
         title += (f"\nPPM slope {row.slope:.2f} [{row.slope_lo:.2f}, {row.slope_hi:.2f}] vs "
                   f"{row.theory}")
     ax.set_title(title, fontsize=9)

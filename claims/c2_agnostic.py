@@ -280,7 +280,8 @@ def _family_panel(ax, results, rows) -> None:
         f"{r.extra.split(', ', 1)[1]}"
         + ("" if np.isnan(r.epsilon) else f", eps={r.epsilon:g}")
         + f": {fmt_slope(dict(slope=r.slope, lo=r.slope_lo, hi=r.slope_hi))} ({r.verdict})"
-        for r in rows if r.extra.startswith("hard family")), fontsize=7)
+        for r in rows if r.extra.startswith("hard family") and plotting.finite(r.slope)),
+        fontsize=7)
     plotting.legend_below(ax)
 
 
@@ -318,9 +319,10 @@ def _smooth_panels(ax1, ax2, results, rows) -> None:
                   fontsize=9)
     plotting.legend_below(ax1)
     plotting.log_axes(ax2, alphas, r"target excess error $\alpha$", plotting.nhat_label(beta))
-    ax2.set_title("smooth population, PPM slopes:\n" + "\n".join(
+    ax2.set_title("smooth population, PPM slopes:\n" + ("\n".join(
         f"eps={r.epsilon:g}, {r.extra.split(', ', 1)[1]}: {r.slope:.2f} ({r.verdict})"
-        for r in rows if r.extra.startswith("smooth") and r.verdict != REFERENCE), fontsize=7)
+        for r in rows if r.extra.startswith("smooth") and r.verdict != REFERENCE
+        and plotting.finite(r.slope)) or "not measured"), fontsize=7)
     plotting.legend_below(ax2)
 
 

@@ -124,8 +124,8 @@ def _panel(ax, trials, nhat, rows) -> None:
     plotting.log_axes(ax, None, r"privacy parameter $\epsilon$", plotting.nhat_label(beta))
     mine = [r for r in rows if r.d == d]
     ax.set_title(f"d = {d}, w_pub = {w_pub:g}; slope for eps <= 1: "
-                 + ", ".join(f"{r.slope:.2f}" for r in mine)
-                 + " (alphas " + ", ".join(f"{a:g}" for a in alphas) + ")", fontsize=9)
+                 + plotting.fmt_values([(f"alpha {r.alpha:g}", r.slope) for r in mine]),
+                 fontsize=9)
     plotting.legend_below(ax)
 
 

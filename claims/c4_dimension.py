@@ -332,8 +332,8 @@ def _panel(ax, s: dict, rows) -> None:
     mine = [r for r in rows if r.extra == s["source"] and r.epsilon == eps]
     ax.set_title(f"epsilon = {eps:g}, w_pub = {w_pub:g}; largest n: "
                  + ", ".join(f"d={int(d)}: {int(top_d[d])}" for d in ds) + "\nPPM slopes: "
-                 + ", ".join(f"{r.slope:.2f}" for r in mine)
-                 + f" (alphas {', '.join(f'{a:g}' for a in alphas)})", fontsize=8)
+                 + plotting.fmt_values([(f"alpha {r.alpha:g}", r.slope) for r in mine]),
+                 fontsize=8)
     ax.legend(fontsize=6)
 
 
@@ -354,17 +354,18 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
             used.append(ax)
         w = float(group[0]["trials"]["w_pub"].iloc[0])
         pooled = [p for p in rows if p.extra == "pooled" and p.w_pub == w]
-        if pooled:
+        if pooled and plotting.finite(pooled[0].slope):
             p = pooled[0]
             axes[r][0].set_title(axes[r][0].get_title() + f"\nw_pub = {w:g}, pooled over the "
                                  f"settings that reach d = 3: {p.slope:.2f} "
                                  f"[{p.slope_lo:.2f}, {p.slope_hi:.2f}], {p.verdict}", fontsize=8)
     used += [ax for ax, draw in zip(axes[-1], drawers) if draw(ax, results)]
-    for ax in axes.ravel():
-        ax.set_visible(any(ax is u for u in used))
+    plotting.compact(fig, axes, used, (5.6, 5.6))  # no empty panels (e.g. the quick profile)
+    mechanism = any(any(ax is u for u in used) for ax in axes[-1])
     plotting.save(fig, out_dir, "c4_dimension",
                   "C4: n_hat vs d, measured end to end (top rows, one per w_pub); "
-                  "where the d^2 comes from (bottom row)")
+                  "where the d^2 comes from (bottom row)" if mechanism else
+                  "C4: n_hat vs d, measured end to end (one row per w_pub)")
 
 
 CLAIM = Claim(id="C4", name="c4_dimension", statement=STATEMENT, experiments=EXPERIMENTS,

@@ -91,8 +91,8 @@ def _panel(ax, trials, nhat, rows) -> None:
             plotting.draw_nhat(ax, sub[W], sub, float(trials["n"].max()), style, label)
     plotting.log_axes(ax, np.sort(trials[W].unique()), r"mixture weight $w_{pub}$",
                       plotting.nhat_label(beta, " (total n)"))
-    ax.set_title(f"d = {d}, epsilon = {eps:g}\n" + "; ".join(
-        f"alpha={r.alpha:g}: slope {r.slope:.2f}" for r in rows if r.d == d), fontsize=9)
+    ax.set_title(f"d = {d}, epsilon = {eps:g}\nslopes: " + plotting.fmt_values(
+        [(f"alpha={r.alpha:g}", r.slope) for r in rows if r.d == d]), fontsize=9)
     plotting.legend_below(ax)
 
 

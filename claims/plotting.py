@@ -2,19 +2,25 @@
 
 A learner without an entry in ``STYLE`` gets a style of its own (next colour of the cycle,
 its name as label), so adding a learner needs no edit here.
+
+No backend is chosen here: in a notebook the figures show inline; the command-line entry points
+(``scripts/figures.py``, ``scripts/exact_audits.py``) and the tests select Agg themselves.
+Every figure is saved by :func:`save`: panel titles wrapped to their panel's width, legends
+kept inside the saved image (``bbox_inches="tight"``), and, inside :func:`banner`, a banner
+line above the title (the quick profile: "smoke run, not a verdict").
 """
 
 from __future__ import annotations
 
+import contextlib
+import textwrap
 import zlib
 from pathlib import Path
 
 import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
 STYLE = {
     "ppm": dict(color="C0", marker="o", label="PPM (Alg. 2)"),
@@ -28,6 +34,9 @@ STYLE = {
     "public_only": dict(color="0.5", marker="x", label="public only"),
 }
 _MARKERS = "oPX*hp<>d"
+OPEN_UPPER_LABEL = "dotted arrow: upper end of the interval open (Clopper-Pearson: too few trials)"
+SMOKE_BANNER = "quick profile: smoke run, not a verdict"
+_BANNER: list[str] = []  # the banner of the figures being drawn (see banner())
 
 
 def style(learner: str) -> dict:
@@ -80,9 +89,11 @@ def draw_nhat(ax, x, sub: pd.DataFrame, top, style: dict, label: str) -> None:
         ax.annotate("", xy=(xi, 1.0), xycoords=("data", "axes fraction"), xytext=(xi, yi),
                     textcoords="data", arrowprops=dict(arrowstyle="-|>", ls=":", lw=1,
                                                        color=style.get("color", "k")))
-    if open_hi.any():
-        ax.plot([], [], ls=":", color=style.get("color", "k"),
-                label=f"{label}: upper end open (Clopper-Pearson: too few trials)")
+    if open_hi.any() and not getattr(ax, "_ppm_open_hi_legend", False):
+        # one legend entry per panel (not one per curve): the arrow's colour names the curve
+        ax._ppm_open_hi_legend = True
+        ax.plot([], [], ls=":", color="0.3", marker="^", markersize=4,
+                label=OPEN_UPPER_LABEL)
     right = right_censored(sub)
     if right.any():
         tops = np.broadcast_to(np.asarray(top, dtype=float), x.shape)[right]
@@ -108,8 +119,73 @@ def nhat_label(beta: float, what: str = "") -> str:
 
 
 def legend_below(ax, ncol: int = 2) -> None:
+    """The legend under the axes, in as many columns (at most ``ncol``) as fit its width."""
+    labels = [lb for lb in ax.get_legend_handles_labels()[1] if not lb.startswith("_")]
+    if not labels:
+        return
+    fig = ax.get_figure()
+    width_in = ax.get_position().width * fig.get_figwidth()
+    per_col = max(len(lb) for lb in labels) * 0.055 + 0.45  # fontsize 7: ~0.055 in per char
+    ncol = max(1, min(ncol, int(width_in * 1.1 // per_col)))
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=ncol,
               frameon=False)
+
+
+def fmt_values(pairs, fmt: str = ".2f", none: str = "not measured") -> str:
+    """``"label: value"`` for every finite value of ``pairs`` (``(label, value)``), joined by
+    ``"; "``; NaN values are left out (a title never reads "nan"), ``none`` if nothing is left.
+    A label of ``""`` gives the bare value."""
+    parts = [f"{lb}: {v:{fmt}}" if lb else f"{v:{fmt}}" for lb, v in pairs
+             if v is not None and np.isfinite(v)]
+    return "; ".join(parts) if parts else none
+
+
+def finite(*values) -> bool:
+    """Every value is a finite number (a slope and its interval, say)."""
+    return all(v is not None and np.isfinite(v) for v in values)
+
+
+@contextlib.contextmanager
+def banner(text: str | None):
+    """Figures saved inside this block carry ``text`` above their title (None: no banner)."""
+    _BANNER.append(text or "")
+    try:
+        yield
+    finally:
+        _BANNER.pop()
+
+
+def compact(fig, grid, used, panel_size: tuple[float, float]) -> None:
+    """Drop the panels of ``grid`` (a 2-D array of axes) that are not in ``used``: each row
+    keeps its used panels, left-aligned; a row without any is removed; the figure shrinks to
+    the panels left (``panel_size``: inches per panel)."""
+    keep = [[ax for ax in row if any(ax is u for u in used)] for row in np.atleast_2d(grid)]
+    keep = [row for row in keep if row]
+    for ax in np.ravel(grid):
+        if not any(ax is k for row in keep for k in row):
+            fig.delaxes(ax)
+    if not keep:
+        return
+    ncol = max(len(row) for row in keep)
+    spec = fig.add_gridspec(len(keep), ncol)
+    for r, row in enumerate(keep):
+        for c, ax in enumerate(row):
+            ax.set_subplotspec(spec[r, c])
+    fig.set_size_inches(panel_size[0] * ncol, panel_size[1] * len(keep))
+
+
+def _wrap_titles(fig) -> None:
+    """Wrap every panel title to its panel's width (long titles ran into the next panel)."""
+    for ax in fig.axes:
+        title = ax.title
+        text = title.get_text()
+        if not text:
+            continue
+        size = title.get_fontsize()
+        width_in = ax.get_position().width * fig.get_figwidth()
+        chars = max(20, int(width_in * 72 / (0.55 * size)))
+        lines = [w for line in text.split("\n") for w in (textwrap.wrap(line, chars) or [""])]
+        title.set_text("\n".join(lines))
 
 
 def panels(n: int, width: float = 6.4, height: float = 6.2):
@@ -118,12 +194,19 @@ def panels(n: int, width: float = 6.4, height: float = 6.2):
 
 
 def save(fig, out_dir: Path, name: str, title: str, dpi: int = 120) -> Path:
-    """Suptitle, tight layout, ``<out_dir>/<name>.png``; closes the figure."""
+    """Suptitle (under the banner, if any), panel titles wrapped, tight layout,
+    ``<out_dir>/<name>.png`` with everything drawn inside it (legends below the panels too);
+    closes the figure."""
+    _wrap_titles(fig)
+    text = _BANNER[-1] if _BANNER else ""
     fig.suptitle(title, fontsize=11)
     out = Path(out_dir) / f"{name}.png"
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(out, dpi=dpi)
+    if text:
+        fig.text(0.5, 1.0, text, ha="center", va="bottom", fontsize=14, weight="bold",
+                 color="crimson")
+    fig.savefig(out, dpi=dpi, bbox_inches="tight", pad_inches=0.15)
     plt.close(fig)
     return out
 

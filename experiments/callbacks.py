@@ -169,4 +169,19 @@ class ValidateSweep(Callback):
         print(f"[{config.experiment_name}] sweep finished: trials.csv of every cell under "
               f"{config.hydra.sweep.dir}/<job>/, trial cache under {config.results_root}/cache; "
               f"aggregate with: python -m scripts.aggregate {config.hydra.sweep.dir} "
-              f"--out {config.results_root}/{config.experiment_name}", file=sys.stderr, flush=True)
+              f"--out {aggregate_destination(config)}", file=sys.stderr, flush=True)
+
+
+def aggregate_destination(config: DictConfig) -> str:
+    """Where the closing hint tells the user to aggregate a sweep: ``<results_root>/<name>``,
+    unless that holds committed results (the default ``results_root: results``); then the
+    scratch root ``results/local/<name>`` (not committed), so copying the hint never replaces
+    committed results (``experiments/committed.py``: refused without --overwrite-committed)."""
+    dest = Path(str(config.results_root)) / str(config.experiment_name)
+    try:
+        from experiments.committed import is_committed
+    except ImportError:  # scripts/ not importable here: always the scratch root
+        committed = True
+    else:
+        committed = is_committed(dest)
+    return str(Path("results") / "local" / dest.name) if committed else str(dest)

@@ -10,12 +10,16 @@ sweep resumes where it stopped.
 
 Errors a user can read: a bad value, an unknown key or group option, or a wrong type on the
 command line ends with one line ``error: ...`` naming the key and the value, and exit status 2,
-before any trial runs; ``HYDRA_FULL_ERROR=1`` shows the full traceback instead. Ctrl-C ends
-with one line saying which finished trials were kept.
+before any trial runs (a misspelled experiment or other group option: the closest names, not
+all of them); ``HYDRA_FULL_ERROR=1`` shows the full traceback instead. Ctrl-C ends with one line
+saying which finished trials were kept. An experiment that defines a sweep grid
+(``hydra.sweeper.params``) run without ``--multirun``/``-m`` runs one cell, and says so on
+stderr.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import sys
@@ -23,6 +27,7 @@ from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import MissingConfigException
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
@@ -40,6 +45,11 @@ def main(cfg: DictConfig) -> None:
     hc = HydraConfig.get()
     single = hc.mode == RunMode.RUN
     if single:
+        grid = hc.sweeper.get("params") or {}
+        if grid:
+            print(f"note: experiment {hc.runtime.choices.get('experiment')} defines a sweep grid "
+                  f"(hydra.sweeper.params: {', '.join(grid)}) that was not expanded: this runs "
+                  f"one cell (n={cfg.n}); --multirun/-m expands it", file=sys.stderr, flush=True)
         lifecycle.SESSION["results_root"] = cfg.results_root
         try:  # a sweep's cells are validated by experiments.callbacks.ValidateSweep
             validate_config(cfg)
@@ -75,6 +85,25 @@ def one_line(exc: BaseException) -> str:
     return ": ".join(parts) or "unknown error"
 
 
+def missing_option(exc: BaseException) -> str | None:
+    """One line for an unknown config group option (``experiment=c5_mixture_weigth``): the
+    closest names instead of Hydra's list of every option; ``None`` for other errors."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, MissingConfigException) and exc.missing_cfg_file and exc.options:
+            group, _, name = str(exc.missing_cfg_file).rpartition("/")
+            # the structured-config schemas (experiments/schema.py) are no option to choose
+            options = [o for o in exc.options if not o.endswith("_schema")] or list(exc.options)
+            close = difflib.get_close_matches(name, options, n=3, cutoff=0.6)
+            hint = (f"did you mean {' or '.join(close)}?" if close
+                    else "no option has a similar name")
+            return (f"no config {exc.missing_cfg_file} ({len(options)} {group} options: ls "
+                    f"configs/{group}): {hint}")
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def cli() -> None:
     """``main()`` with one-line errors (unless ``HYDRA_FULL_ERROR=1``) and a one-line Ctrl-C."""
     full_error = os.environ.get("HYDRA_FULL_ERROR") == "1"
@@ -98,8 +127,8 @@ def cli() -> None:
     except Exception as exc:
         if full_error:
             raise
-        print(f"error: {one_line(exc)}  (HYDRA_FULL_ERROR=1 for the traceback)",
-              file=sys.stderr, flush=True)
+        print(f"error: {missing_option(exc) or one_line(exc)}  (HYDRA_FULL_ERROR=1 for the "
+              f"traceback)", file=sys.stderr, flush=True)
         sys.exit(2)
 
 

@@ -13,13 +13,20 @@
 # Loads the tidy trial tables written by `make reproduce` (one row per trial and learner, every
 # config value a column), slices them by any config column, recomputes `n_hat(alpha, beta)` for
 # any alpha and beta without rerunning anything, and redraws two figures: `n_hat` against alpha
-# (claim C1) and `n_hat` against any swept column (claims C3, C4, C5, C9).
+# (claim C1) and `n_hat` against any swept column (claims C3, C4, C5, C9). Nothing here decides
+# a claim: the verdicts are `make reproduce`'s (`results/summary.md`, rules in `claims/`).
 #
-# Open it with jupytext (`jupytext --to notebook notebooks/inspect_results.py`), or run it as a
-# script: `python notebooks/inspect_results.py [results_dir]`. The test suite executes it
-# headless with nbclient on the committed CSVs.
+# Three ways to run it, all on one results root (default `results/`, the committed results):
+#
+# - `make notebook [RESULTS=results/quick]`: executes it into one self-contained HTML page with
+#   its figures inline, `<results>/notebook/inspect_results.html` (and the executed
+#   `inspect_results.ipynb` beside it);
+# - in Jupyter: `jupytext --to notebook notebooks/inspect_results.py`, then open the `.ipynb`
+#   (the results root: environment variable `PPM_RESULTS`, default `results/`);
+# - as a script, figures not shown: `python notebooks/inspect_results.py [results_dir]`.
 
 # %%
+import os
 import sys
 from pathlib import Path
 
@@ -37,8 +44,11 @@ sys.path.insert(0, str(ROOT))
 from claims.registry import CLAIMS, experiments  # noqa: E402
 from analysis.sample_complexity import empirical_sample_complexity  # noqa: E402
 
+# The results root: `PPM_RESULTS` (set by `make notebook`), else the script's argument, else the
+# committed results. (In a kernel, sys.argv is the kernel's own: `-f <connection>.json`.)
 ARGS = [a for a in sys.argv[1:] if not a.startswith("-") and not a.endswith(".json")]
-RESULTS = Path(ARGS[0]) if ARGS else ROOT / "results"
+RESULTS = Path(os.environ.get("PPM_RESULTS") or (ARGS[0] if ARGS else ROOT / "results"))
+print(f"results root: {RESULTS}")
 
 # The experiments of every registered claim (claims.registry), then any other aggregated sweep.
 for claim in CLAIMS:
@@ -46,6 +56,8 @@ for claim in CLAIMS:
 others = sorted(p.parent.name for p in RESULTS.glob("*/trials.csv"))
 names = [e for e in dict.fromkeys([*experiments(), *others])
          if (RESULTS / e / "trials.csv").exists()]
+if not names:
+    raise SystemExit(f"no <experiment>/trials.csv under {RESULTS}: run make reproduce first")
 trials = pd.concat([pd.read_csv(RESULTS / e / "trials.csv", low_memory=False) for e in names],
                    ignore_index=True)
 print(trials.groupby(["experiment_name", "learner"]).size().to_string())
@@ -89,13 +101,19 @@ plt.show() if "ipykernel" in sys.modules else plt.close(fig)
 # %% [markdown]
 # ## `n_hat` against any swept column
 # E.g. `learner.epsilon` in `c3_epsilon_d1`, `population.w_pub` in `c5_mixture_weight`,
-# `population.d` in `c4_dimension_eps10`, `population.T` in `c9_domain`.
+# `population.d` in `c4_dimension_eps10`, `population.T` in `c9_domain`: the first of these the
+# results root holds (set `EXPERIMENT, X` to choose).
 
 # %%
-EXPERIMENT, X, ALPHA = "c3_epsilon_d1", "learner.epsilon", 0.05
+SWEPT = [("c3_epsilon_d1", "learner.epsilon"), ("c5_mixture_weight", "population.w_pub"),
+         ("c4_dimension_eps10", "population.d"), ("c9_domain", "population.T")]
+held = [(e, x) for e, x in SWEPT if e in set(trials["experiment_name"]) and x in trials
+        and trials.loc[trials["experiment_name"] == e, x].nunique() > 1]
+EXPERIMENT, X = held[0] if held else SWEPT[0]
+ALPHA = 0.05
 sweep = trials[(trials["experiment_name"] == EXPERIMENT) & (trials["learner"] == "ppm")]
 if sweep.empty:
-    print(f"{EXPERIMENT} has no results under {RESULTS}; run make reproduce")
+    print(f"none of {[e for e, _ in SWEPT]} has results under {RESULTS}; run make reproduce")
 else:
     by_x = empirical_sample_complexity(sweep, [ALPHA], BETA, by=[X], error_col="excess_error")
     print(f"n_hat against {X} at alpha = {ALPHA}")

@@ -1,7 +1,12 @@
 """Aggregate sweeps: one ``trials.csv`` and one ``n_hat.csv`` per experiment.
 
-    python -m scripts.aggregate outputs/<experiment> --out results/quick/<experiment>
-    python -m scripts.aggregate outputs/<exp1> outputs/<exp2> ... --out-root results
+    python -m scripts.aggregate outputs/<experiment> --out results/local/<experiment>
+    python -m scripts.aggregate outputs/<exp1> outputs/<exp2> ... --out-root results/local
+
+The committed results (``results/<experiment>/`` of this repository) are only overwritten with
+``--overwrite-committed`` (``make reproduce`` passes it when it regenerates them); any other
+destination, e.g. the scratch roots ``results/local/``, ``results/quick/`` and
+``results/overrides/`` (not committed), is written as asked.
 
 The tables and their layout: :mod:`analysis.aggregate`.
 """
@@ -12,6 +17,7 @@ import argparse
 from pathlib import Path
 
 from analysis.aggregate import aggregate
+from experiments import committed
 
 
 def main(argv=None) -> None:
@@ -22,11 +28,14 @@ def main(argv=None) -> None:
     out.add_argument("--out-root", type=Path,
                      help="write each sweep to <out-root>/<sweep dir name> (several sweeps, one "
                           "process: saves the interpreter start-up per sweep)")
+    committed.add_flag(parser)
     args = parser.parse_args(argv)
     if args.out is not None and len(args.sweep_dirs) > 1:
         parser.error("--out takes one sweep directory; use --out-root for several")
-    for sweep in args.sweep_dirs:
-        dest = args.out if args.out is not None else args.out_root / sweep.name
+    dests = [args.out if args.out is not None else args.out_root / sweep.name
+             for sweep in args.sweep_dirs]
+    committed.refuse_committed(dests, args.overwrite_committed)
+    for sweep, dest in zip(args.sweep_dirs, dests):
         df, nh = aggregate(sweep, dest)
         print(f"{dest}: {len(df)} trial rows, {len(nh)} n_hat rows")
 

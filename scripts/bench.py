@@ -1,7 +1,10 @@
 """Benchmark of the exact learner: fit time, throughput, peak memory, ratio to the reference.
 
     python -m scripts.bench [--quick] [--threads 2] [--repeats 3] [--no-reference]
-                            [--out results/bench.csv]
+                            [--out results/bench.csv --overwrite-committed]
+
+The default --out is the committed benchmark: writing it needs --overwrite-committed
+(``make bench`` passes it); any other path does not.
 
 **Floor.** Exact sampling touches every hypothesis of ``G`` once, so the floor is one histogram
 increment per hypothesis: a numba loop on ``threads`` threads that only increments a small
@@ -27,6 +30,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from experiments import committed
 
 # (d, n[, w_pub]): the last row is a C4 cell (d = 3, w_pub = 0.1: n_pub ~ 20 but n = 200, so
 # each bitset holds 5 words instead of 2): it shows what the popcount words cost per hypothesis.
@@ -129,7 +133,9 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3, help="keep the fastest of these")
     parser.add_argument("--no-reference", action="store_true", help="skip the blocked reference")
     parser.add_argument("--out", type=Path, default=Path("results/bench.csv"))
+    committed.add_flag(parser)
     args = parser.parse_args(argv)
+    committed.refuse_committed([args.out], args.overwrite_committed)
     sample_complexity_search_seconds()
     floor = measure_floor(args.threads, args.repeats)
     print(f"floor (one histogram increment per hypothesis, {args.threads} threads): "

@@ -38,9 +38,13 @@ import itertools
 import time
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from joblib import Parallel, delayed
+import matplotlib
+
+matplotlib.use("Agg")  # the claims' figures go to files only
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from joblib import Parallel, delayed  # noqa: E402
 from scipy.optimize import linprog
 
 from ppm.files import write_csv_atomic

@@ -1,6 +1,7 @@
 """C4: ``ln |G|`` against ``d^2 ln n_pub``, from ``|C_pub|`` built by ``ConstrHalf`` (docs/model.md §§2-4).
 
     python -m scripts.log_class_size [--out results/c4_dimension/log_class_size.csv]
+                                     [--overwrite-committed]  # the default --out is committed
 
 For d = 1..6 and several ``n_pub``, draws ``n_pub`` public points from the C4 population (the
 public, label-0 side of ``GaussianClusters(d, margin=0.1)``: ``w_pub = 1``; one draw of
@@ -38,6 +39,7 @@ from ppm.files import write_csv_atomic
 from ppm.bounds import hypothesis_class_size_from_halfspaces, num_halfspaces_upper
 from ppm.core.halfspaces import construct_halfspaces
 from ppm.populations import GaussianClusters
+from experiments import committed
 
 DIMS = (1, 2, 3, 4, 5, 6)
 N_PUBS = (8, 16, 24, 32, 48, 64, 96, 128)
@@ -78,7 +80,9 @@ def main(argv=None) -> None:
                         default=Path("results/c4_dimension/log_class_size.csv"))
     parser.add_argument("--max-subsets", type=float, default=7e5)
     parser.add_argument("--seed", type=int, default=0)
+    committed.add_flag(parser)
     args = parser.parse_args(argv)
+    committed.refuse_committed([args.out], args.overwrite_committed)
     df = class_size_rows(max_subsets=args.max_subsets, seed=args.seed)
     write_csv_atomic(df, args.out)
     exact = df[df["source"] == "constrhalf"]

@@ -1,6 +1,7 @@
 """C4: the exponential mechanism's own price vs d, exactly (Lemma 4.6; docs/model.md §§3-4).
 
     python -m scripts.mechanism_price [--out results/c4_dimension/mechanism_price.csv]
+                                      [--overwrite-committed]  # the default --out is committed
 
 NON-PRIVATE RESEARCH DIAGNOSTIC: this script reads the score histogram of ``G`` on the whole
 sample, private examples included (the same histogram ``PPMHalfspaceLearner.fit`` builds with
@@ -37,6 +38,7 @@ from ppm.core.hypothesis_class import class_size
 from ppm.core.learner import make_scorer
 from ppm.core.mechanism import level_log_probabilities
 from ppm.populations import GaussianClusters
+from experiments import committed
 
 
 def price_rows(d: int, n: int, trials: int, epsilons, beta: float, seed: int) -> list[dict]:
@@ -74,7 +76,9 @@ def main(argv=None) -> None:
     parser.add_argument("--epsilons", type=float, nargs="+", default=[0.1, 1.0, 10.0])
     parser.add_argument("--beta", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=20201206)
+    committed.add_flag(parser)
     args = parser.parse_args(argv)
+    committed.refuse_committed([args.out], args.overwrite_committed)
     rows = []
     for d in args.dims:
         t0 = time.perf_counter()

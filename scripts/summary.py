@@ -11,7 +11,10 @@ Reads ``<results>/<claim>/summary.csv`` (written by ``scripts/figures.py``) and 
 - ``<results>/summary_details.md``: every setting of every claim, with its own verdict.
 
 The rules (headline setting, combined verdict) are in ``claims/report.py`` and
-``claims/verdicts.py``. Claims whose experiments have not been run are listed as "not run".
+``claims/verdicts.py``. Claims whose experiments are not in the results root are listed as "not
+run in this results root". In a quick-profile root (``<results>/PROFILE``, written by
+``make reproduce PROFILE=quick``) every verdict reads "smoke run (quick profile): ..." and the
+markdown tables open with a line saying that the quick profile decides nothing.
 
 When ``--results`` is the committed ``results/`` of this repository, it then refreshes the
 generated blocks of ``README.md`` and ``docs/`` (the README's verdict table, one page per claim

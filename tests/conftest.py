@@ -1,5 +1,9 @@
 import os
 
+import matplotlib
+
+matplotlib.use("Agg")  # tests draw into files; nothing is displayed (claims/plotting.py sets none)
+
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(

@@ -48,4 +48,67 @@ def test_verdict_table_has_one_row_per_claim_and_marks_missing_ones():
     assert table.loc["C5", "measured"] == "slope 0.0"        # C5's headline setting (d=2, alpha=0.1)
     assert table.loc["C5", "verdict"] == "mixed: holds in 1 of 2 settings, does not hold in 1"
     assert table.loc["C5", "looseness"] == pytest.approx(20.0)
-    assert table.loc["C1", "verdict"] == "not run"
+    assert table.loc["C1", "verdict"] == "not run in this results root"
+
+
+def test_titles_leave_out_nan_values():
+    from claims.plotting import fmt_values
+    assert fmt_values([("alpha 0.1", math.nan), ("alpha 0.2", 0.6), ("alpha 0.3", math.nan)]) \
+        == "alpha 0.2: 0.60"
+    assert fmt_values([("a", math.nan)]) == "not measured"
+    assert "nan" not in fmt_values([("", math.nan), ("", 1.234)])
+
+
+def test_compact_drops_empty_panels_and_rows():
+    import matplotlib.pyplot as plt
+    from claims.plotting import compact
+    fig, axes = plt.subplots(2, 3, figsize=(9, 6), squeeze=False)
+    used = [axes[0][1]]
+    compact(fig, axes, used, (3, 3))
+    assert fig.axes == used
+    assert tuple(fig.get_size_inches()) == (3, 3)
+    plt.close(fig)
+
+
+def test_plotting_leaves_the_backend_to_its_caller():
+    """claims/plotting.py chooses no backend, so a notebook's figures show inline."""
+    import subprocess
+    import sys
+    code = ("import matplotlib; matplotlib.use('svg'); import claims.plotting, claims.registry; "
+            "print(matplotlib.get_backend())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "svg"
+
+
+def test_a_quick_root_marks_every_verdict_and_figure_as_a_smoke_run(tmp_path):
+    from PIL import Image
+    import matplotlib.pyplot as plt
+    from claims import plotting
+    from claims.base import PROFILE_FILE, SMOKE_PREFIX
+    from claims.report import write_table
+    root = tmp_path / "quick"
+    (root / "c5_mixture_weight").mkdir(parents=True)
+    pd.DataFrame([dict(claim="C5", setting="d=1", measured="slope 0.1", theory="0",
+                       looseness=10.0, verdict="inconclusive (2 uncensored points)",
+                       figure="c5_mixture_weight", alpha=0.01, d=1)]).to_csv(
+        root / "c5_mixture_weight" / "summary.csv", index=False)
+    plain = write_table(root).set_index("claim")
+    assert plain.loc["C5", "verdict"] == "inconclusive (2 uncensored points)"
+    (root / PROFILE_FILE).write_text("quick\n")
+    table = write_table(root).set_index("claim")
+    assert table.loc["C5", "verdict"] == SMOKE_PREFIX + "inconclusive (2 uncensored points)"
+    assert table.loc["C1", "verdict"] == "not run in this results root"
+    assert (root / "summary.md").read_text().startswith("**Quick profile: a smoke run")
+    assert table.loc["C5", "figure"] == f"{root.as_posix()}/figures/c5_mixture_weight.png"
+    # the banner sits above the figure's title, inside the saved image
+    sizes = []
+    for text in (None, plotting.SMOKE_BANNER):
+        fig, (ax,) = plotting.panels(1)
+        ax.plot([1, 2], [1, 2], label="x")
+        plotting.legend_below(ax)
+        with plotting.banner(text):
+            out = plotting.save(fig, tmp_path / str(bool(text)), "f", "title")
+        sizes.append(Image.open(out).size)
+        assert not plt.get_fignums()
+    assert sizes[1][1] > sizes[0][1]

@@ -109,7 +109,7 @@ def test_verdict_table_counts_the_settings():
     table = verdict_table(details).set_index("claim")
     assert table.loc["C5", "verdict"] == ("mixed: holds in 1 of 3 settings, does not hold in "
                                           "1, 1 inconclusive")
-    assert table.loc["C1", "verdict"] == "not run"
+    assert table.loc["C1", "verdict"] == "not run in this results root"
 
 
 def test_mean_ci_is_the_student_t_interval():
