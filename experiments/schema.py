@@ -95,10 +95,13 @@ class BreastCancerConf:
 def estimator_conf(cls, target: str):
     """The structured config of an estimator, built from its ``__init__`` signature: the class
     is the one source of every parameter, type and default (``random_state`` is the pipeline's:
-    it is derived per trial, never configured)."""
+    it is derived per trial, never configured; nor are the class's ``_encoding_params``, which
+    only name labels: the experiments' samples are labelled 0/1, where the label encoding is the
+    identity, so configs, seeds and cache keys stay those of the 0/1 learners)."""
     spec = [("_target_", str, field(default=target))]
+    skip = {"random_state", *getattr(cls, "_encoding_params", ())}
     for p in inspect.signature(cls).parameters.values():
-        if p.name == "random_state":
+        if p.name in skip:
             continue
         kind = type(p.default) if isinstance(p.default, (bool, int, float, str)) else Any
         spec.append((p.name, kind, field(default=p.default)))

@@ -10,6 +10,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.sparse import issparse
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
@@ -69,22 +70,32 @@ def check_random_state(random_state) -> np.random.Generator:
 
 def check_X(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
     """A finite 2-D float array (a 1-D array is read as one feature per row)."""
+    if issparse(X):
+        raise TypeError(f"{name} is a sparse matrix: sparse input is not supported, pass a dense "
+                        f"array (X.toarray())")
     try:
-        arr = np.asarray(X, dtype=float)
+        raw = np.asarray(X)
+        if raw.dtype.kind == "c":
+            raise ValueError(f"Complex data not supported: {name} is complex")
+        arr = np.asarray(raw, dtype=float)
     except (TypeError, ValueError) as exc:
+        if "Complex data" in str(exc):
+            raise
         raise TypeError(f"{name} must be a numeric array, got {type(X).__name__}: {exc}") from exc
     if arr.ndim == 1:
         if n_features is not None and n_features != 1:
             # a single row passed as X[0] would otherwise be read as len(X[0]) one-feature rows
             raise ValueError(
                 f"{name} is 1-D with shape {arr.shape} but the estimator was fitted with "
-                f"{n_features} features; pass a 2-D array (one row: X.reshape(1, -1))"
+                f"{n_features} features; Reshape your data: pass a 2-D array (one row: "
+                f"X.reshape(1, -1))"
             )
         arr = arr.reshape(-1, 1)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {arr.shape}")
     if arr.shape[1] < 1:
-        raise ValueError(f"{name} must have at least one feature, got shape {arr.shape}")
+        raise ValueError(f"{name} must have at least one feature: 0 feature(s) (shape="
+                         f"{arr.shape}) while a minimum of 1 is required.")
     if not np.all(np.isfinite(arr)):
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(
@@ -93,7 +104,8 @@ def check_X(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
         )
     if n_features is not None and arr.shape[1] != n_features:
         raise ValueError(
-            f"{name} has {arr.shape[1]} features but the estimator was fitted with {n_features}"
+            f"{name} has {arr.shape[1]} features, but predict is expecting {n_features} "
+            f"features as input (the estimator was fitted with {n_features})"
         )
     return arr
 
@@ -111,18 +123,19 @@ def check_labels(y, n: int) -> np.ndarray:
     return y_arr.astype(np.int64)
 
 
-def check_labelled_data(X, y, public=None, min_samples: int = 0):
+def check_labelled_data(X, y, public=None, min_samples: int = 0, encode_y=None):
     """Validate a PPM sample ``(X, y, public)``.
 
-    ``y`` must be 0/1; ``public`` a boolean mask (True = public example). ``public=None``
-    means every example is public (for non-private baselines).
+    ``y`` must be 0/1, or ``encode_y(y, n)`` maps it to 0/1 (a learner's
+    ``_encode_y``, :mod:`ppm._sklearn`); ``public`` a boolean mask (True = public example).
+    ``public=None`` means every example is public (for non-private baselines).
     """
     X = check_X(X)
     n = X.shape[0]
     if n < min_samples:  # scikit-learn's convention: no fit on an empty sample
         raise ValueError(f"X has {n} samples (shape {X.shape}); fit needs at least "
                          f"{min_samples} example(s)")
-    y_arr = check_labels(y, n)
+    y_arr = check_labels(y, n) if encode_y is None else encode_y(y, n)
     if public is None:
         pub = np.ones(n, dtype=bool)
     else:

@@ -216,8 +216,8 @@ def test_erm_validation():
     Xnan[2, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         ERMHalfspace().fit(Xnan, y)
-    with pytest.raises(ValueError, match="labels 0 and 1"):
-        ERMHalfspace().fit(X, y + 1)
+    with pytest.raises(ValueError, match="Only binary classification"):
+        ERMHalfspace().fit(X, y + np.arange(y.size) % 3)  # three labels
     with pytest.raises(ValueError, match="y must have shape"):
         ERMHalfspace().fit(X, y[:3])
     with pytest.raises(NotFittedError):
@@ -450,8 +450,8 @@ def test_logistic_input_validation(cls):
     Xnan[2, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         cls().fit(Xnan, y, public)
-    with pytest.raises(ValueError, match="labels 0 and 1"):
-        cls().fit(X, y + 1, public)
+    with pytest.raises(ValueError, match="Only binary classification"):
+        cls().fit(X, y + np.arange(y.size) % 3, public)  # three labels
     with pytest.raises(ValueError, match="public"):
         cls().fit(X, y, public[:3])
     est = cls(random_state=0).fit(X, y, public)

@@ -270,8 +270,8 @@ def test_bad_data(monkeypatch):
         GridExponentialMechanism().fit([0.1, np.nan], [0, 1])
     with pytest.raises(ValueError, match="one feature.*2 features"):
         GridExponentialMechanism().fit(np.zeros((3, 2)), [0, 1, 1])
-    with pytest.raises(ValueError, match="labels 0 and 1"):
-        GridExponentialMechanism().fit([0.1, 0.2], [0, 2])
+    with pytest.raises(ValueError, match="Only binary classification"):
+        GridExponentialMechanism().fit([0.1, 0.2, 0.3], [0, 1, 2])
     monkeypatch.undo()
     with pytest.raises(ValueError, match="not fitted"):
         GridExponentialMechanism().predict([0.5])

@@ -169,8 +169,9 @@ def test_fitted_learners_expose_only_released_values():
     y = (X[:, 0] >= 0.5).astype(np.int64)
     U = rng.uniform(0, 1, size=(80, 1))
     gl = GenericLearner(T=64, random_state=0).fit(X, y, X_unlabelled=U)
-    assert _released(gl) == {"sanitized_", "cover_", "rule_", "threshold_", "n_hypotheses_",
-                             "n_sanitized_", "epsilon_sanitizer_", "epsilon_mechanism_",
+    assert _released(gl) == {"classes_", "sanitized_", "cover_", "rule_", "threshold_",
+                             "n_hypotheses_", "n_sanitized_", "epsilon_sanitizer_",
+                             "epsilon_mechanism_",
                              "n_label_queries_", "n_unlabelled_", "n_features_in_"}
     # the cover and its size are functions of the released D~ alone
     from ppm.semi_supervised.cover import threshold_cover
@@ -178,14 +179,14 @@ def test_fitted_learners_expose_only_released_values():
     pool_X = rng.uniform(0, 1, size=(pool_size(20, 1.0), 1))
     act = PrivateActiveLearner(epsilon=1.0, n_A=20, n_queries=5, T=64, random_state=0)
     act.fit(pool_X, (pool_X[:, 0] >= 0.5).astype(np.int64))
-    assert _released(act) == {"learner_", "rule_", "threshold_", "n_hypotheses_", "n_pool_",
-                              "n_label_queries_", "n_features_in_"}
+    assert _released(act) == {"classes_", "learner_", "rule_", "threshold_", "n_hypotheses_",
+                              "n_pool_", "n_label_queries_", "n_features_in_"}
     pop = BigGridThresholds(b=64, support=5)
     Xb, yb, _ = pop.sample(50, random_state=0)
     gap = GapThresholdMechanism(b=64, random_state=0).fit(Xb, yb)
-    assert _released(gap) == {"hypothesis_", "threshold_", "log_n_hypotheses_",
+    assert _released(gap) == {"classes_", "hypothesis_", "threshold_", "log_n_hypotheses_",
                               "n_features_in_"}
     lb = LabelBoostLearner(b=64, base_n=40, random_state=0).fit(Xb, yb)
-    assert _released(lb) == {"fail_reason_", "failed_", "rounds_", "n_unlabelled_used_",
-                             "n_features_in_", "base_", "hypothesis_"}
+    assert _released(lb) == {"classes_", "fail_reason_", "failed_", "rounds_",
+                             "n_unlabelled_used_", "n_features_in_", "base_", "hypothesis_"}
     assert _released(lb.base_) == _released(gap)

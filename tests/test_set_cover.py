@@ -168,7 +168,8 @@ def test_learner_exposes_only_released_state():
     X = np.random.default_rng(0).integers(0, 2, size=(40, 6))
     est = SetCoverLearner(k=2, epsilon=0.5, random_state=0).fit(X, X[:, 0])
     public = {a for a in vars(est) if a.endswith("_") and not a.startswith("_")}
-    assert public == {"rounds_", "epsilon_round_", "hypotheses_", "n_features_in_"}
+    assert public == {"rounds_", "epsilon_round_", "hypotheses_", "n_features_in_", "classes_",
+                      "pos_label_"}
 
 
 def _bad(**kw):

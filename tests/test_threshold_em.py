@@ -142,7 +142,7 @@ def test_predict_threshold_on_plain_ints():
     ({"b": 3}, [8], [1], "contains 8"),
     ({"b": 3}, [-1], [1], "contains -1"),
     ({"b": 3}, np.array([0.5]), [1], "0.5"),
-    ({"b": 3}, [1], [2], "got 2"),
+    ({"b": 3}, [1], [2], r"single class \[2\]"),
     ({"b": 3}, np.empty(0, dtype=np.int64), [], "at least one"),
 ])
 def test_bad_input_rejected(kwargs, X, y, match):

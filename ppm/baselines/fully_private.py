@@ -45,6 +45,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ppm._sklearn import BinaryLabelsMixin
 from ppm._validation import (
     check_epsilon,
     check_labelled_data,
@@ -83,7 +84,7 @@ def grid_threshold_scores(x, y, grid: np.ndarray) -> np.ndarray:
     return np.concatenate([ge, [n1], n - ge[1:]]).astype(np.int64)
 
 
-class GridExponentialMechanism(ClassifierMixin, BaseEstimator):
+class GridExponentialMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Fully private learner: exact exponential mechanism over ``2T`` grid thresholds (d = 1).
 
     See the module docstring for the class, its canonical order, the privacy argument and the
@@ -117,6 +118,8 @@ class GridExponentialMechanism(ClassifierMixin, BaseEstimator):
     :mod:`ppm.diagnostics` for the non-private research diagnostics.
     """
 
+    _one_d_input = True
+
     def __init__(self, *, epsilon=1.0, T=64, low=0.0, high=1.0, random_state=None):
         self.epsilon = epsilon
         self.T = T
@@ -136,13 +139,14 @@ class GridExponentialMechanism(ClassifierMixin, BaseEstimator):
         self._validate_params()
         epsilon, (T, low, high) = float(self.epsilon), check_grid(self.T, self.low, self.high)
         rng = check_random_state(self.random_state)
+        self._check_names(X, reset=True)
         X = check_X(X)
         if X.shape[1] != 1:
             raise ValueError(
                 f"GridExponentialMechanism needs exactly one feature (d = 1), got X with "
                 f"{X.shape[1]} features"
             )
-        X, y, _ = check_labelled_data(X, y, None)  # every example is private
+        X, y, _ = check_labelled_data(X, y, None, encode_y=self._encode_y)  # all private
         grid = grid_points(T, low, high)
         scores = grid_threshold_scores(X[:, 0], y, grid)
         counts = np.bincount(scores, minlength=y.size + 1)
@@ -158,13 +162,15 @@ class GridExponentialMechanism(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """0/1 labels (int64) by the selected inequality."""
+        """Labels by the selected inequality (``classes_[1]`` for internal 1; int64 0/1 for a
+        0/1-labelled sample)."""
         check_is_fitted(self, "hypothesis_")
+        self._check_names(X, reset=False)
         X = check_X(X, n_features=self.n_features_in_)
         x = X[:, 0]
         kind = self.hypothesis_[0]
         if kind == "zeros":
-            return np.zeros(x.size, dtype=np.int64)
+            return self._decode_y(np.zeros(x.size, dtype=np.int64))
         if kind == "ge":
-            return (x >= self.threshold_).astype(np.int64)
-        return (x < self.threshold_).astype(np.int64)
+            return self._decode_y((x >= self.threshold_).astype(np.int64))
+        return self._decode_y((x < self.threshold_).astype(np.int64))

@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from ppm._sklearn import BinaryLabelsMixin
 from ppm._validation import (check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
 
@@ -190,18 +191,23 @@ def _realise_line(X, y, pivot, members, orient, direction):
 # ---------------------------------------------------------------------------------------------
 # Estimators
 # ---------------------------------------------------------------------------------------------
-class LinearRule:
-    """Prediction of a fitted halfspace rule ``1[<coef_, x> + intercept_ > 0]``."""
+class LinearRule(BinaryLabelsMixin):
+    """Prediction of a fitted halfspace rule ``1[<coef_, x> + intercept_ > 0]`` (internal label
+    1 is ``classes_[1]``)."""
 
     def decision_function(self, X):
-        """``<coef_, x> + intercept_`` (predict 1 iff > 0)."""
+        """``<coef_, x> + intercept_`` (predict ``classes_[1]`` iff > 0)."""
         check_is_fitted(self, "coef_")
+        self._check_names(X, reset=False)
         X = check_X(X, n_features=self.n_features_in_)
         return X @ self.coef_ + self.intercept_
 
-    def predict(self, X):
-        """0/1 labels, int64 array of shape (n,)."""
+    def _predict01(self, X):
         return (self.decision_function(X) > 0).astype(np.int64)
+
+    def predict(self, X):
+        """Labels in ``classes_`` (int64 0/1 for a 0/1-labelled sample), shape (n,)."""
+        return self._decode_y(self._predict01(X))
 
 
 class ERMHalfspace(LinearRule, ClassifierMixin, BaseEstimator):
@@ -254,7 +260,8 @@ class ERMHalfspace(LinearRule, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, public=None):
         """Fit on all examples; ``public`` is accepted and ignored (non-private baseline)."""
         self._validate_params()
-        X, y, _ = check_labelled_data(X, y, public)
+        self._check_names(X, reset=True)
+        X, y, _ = check_labelled_data(X, y, public, encode_y=self._encode_y)
         n, d = X.shape
         if self.method == "threshold" and d != 1:
             raise ValueError(f"method='threshold' needs d = 1, got X with d = {d}")
@@ -270,7 +277,7 @@ class ERMHalfspace(LinearRule, ClassifierMixin, BaseEstimator):
         self.coef_ = np.asarray(coef, dtype=float)
         self.intercept_ = float(intercept)
         self.method_ = method
-        self.n_train_errors_ = int(np.sum(self.predict(X) != y))
+        self.n_train_errors_ = int(np.sum(self._predict01(X) != y))
         if target is not None and self.n_train_errors_ != target:
             warnings.warn(
                 f"ERMHalfspace({method}): the realised classifier makes {self.n_train_errors_} "
@@ -351,16 +358,16 @@ def _logistic(X, y):
     return w, c
 
 
-class PublicOnly(ClassifierMixin, BaseEstimator):
+class PublicOnly(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Public-only baseline (docs/model.md §7): the majority label of the public examples.
 
-    Ties and a sample without public examples give 0. In the label-determined model every
+    Ties and a sample without public examples give 0 (``classes_[0]``). In the label-determined model every
     public label is 0, so this predicts 0 everywhere (error ``P[y = 1]``): the gap between it
     and a learner that also uses the private examples is what the private data are worth.
 
     Attributes
     ----------
-    label_ : int, the constant prediction
+    label_ : the constant prediction (a label of ``classes_``)
     n_public_ : int, number of public examples used
     n_features_in_ : int
     """
@@ -373,17 +380,21 @@ class PublicOnly(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, public=None):
         """``public=None`` means every example is public (``check_labelled_data`` convention)."""
-        X, y, public = check_labelled_data(X, y, public)
+        self._check_names(X, reset=True)
+        X, y, public = check_labelled_data(X, y, public, encode_y=self._encode_y)
         warn_if_no_public(public, "PublicOnly", "it predicts the tie label 0")
         y_pub = y[public]
         self.n_features_in_ = X.shape[1]
         self.n_public_ = int(y_pub.size)
-        self.label_ = int(2 * int(y_pub.sum()) > y_pub.size)
+        self._label01_ = int(2 * int(y_pub.sum()) > y_pub.size)
+        label = self._label_codes_[self._label01_]
+        self.label_ = label.item() if hasattr(label, "item") else label
         return self
 
     def predict(self, X):
-        """The constant ``label_``, int64 array of shape (n,)."""
+        """The constant ``label_`` (int64 for a 0/1-labelled sample), shape (n,)."""
         check_is_fitted(self, "label_")
+        self._check_names(X, reset=False)
         X = check_X(X, n_features=self.n_features_in_)
-        return np.full(X.shape[0], self.label_, dtype=np.int64)
+        return self._decode_y(np.full(X.shape[0], self._label01_, dtype=np.int64))
 

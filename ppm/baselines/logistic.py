@@ -103,7 +103,8 @@ class LogisticRegressionBaseline(_ScaledLinearModel):
         self._validate_params()
         C = float(self.C)
         seed = _seed_from(self.random_state)
-        X, y, public = check_labelled_data(X, y, public)
+        self._check_names(X, reset=True)
+        X, y, public = check_labelled_data(X, y, public, encode_y=self._encode_y)
         n, d = X.shape
         center, scale = public_scaling(X, public)
         n1 = int(y.sum())
@@ -185,7 +186,8 @@ class DPLogisticRegression(_ScaledLinearModel):
         self._validate_params()
         epsilon, data_norm, C = float(self.epsilon), float(self.data_norm), float(self.C)
         seed = _seed_from(self.random_state)
-        X, y, public = check_labelled_data(X, y, public)
+        self._check_names(X, reset=True)
+        X, y, public = check_labelled_data(X, y, public, encode_y=self._encode_y)
         n, d = X.shape
         center, scale = public_scaling(X, public)
         Z = (X - center) / scale

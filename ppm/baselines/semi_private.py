@@ -68,6 +68,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ppm._sklearn import BinaryLabelsMixin
 from ppm._validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
 from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
@@ -147,7 +148,7 @@ def cover_scores(halfspaces: PublicHalfspaces, cover: np.ndarray, X, y) -> np.nd
     return scores
 
 
-class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
+class SemiPrivateHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Semi-private halfspace learner: public dichotomy cover + exact exponential mechanism.
 
     The homogeneous-public-data baseline of docs/model.md §7 (BNS15, Beimel-Nissim-Stemmer;
@@ -211,7 +212,8 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
         if public is None:
             raise ValueError("public (boolean mask, True = public example) is required: the "
                              "public points are the unlabeled sample the cover is built from")
-        X, y, public = check_labelled_data(X, y, public)
+        self._check_names(X, reset=True)
+        X, y, public = check_labelled_data(X, y, public, encode_y=self._encode_y)
         warn_if_no_public(public, "SemiPrivateHalfspaceLearner", "the cover holds only the two "
                           "constant hypotheses")
         d = X.shape[1]
@@ -238,13 +240,15 @@ class SemiPrivateHalfspaceLearner(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """0/1 labels (int64) of the selected rule; membership via ``halfspaces_.contains``."""
+        """Labels of the selected rule (``classes_[1]`` for internal 1; int64 0/1 for a
+        0/1-labelled sample); membership via ``halfspaces_.contains``."""
         check_is_fitted(self, "rule_")
+        self._check_names(X, reset=False)
         X = check_X(X, n_features=self.n_features_in_)
         kind, index = self.rule_
         if kind == "const1":
-            return np.ones(X.shape[0], dtype=np.int64)
+            return self._decode_y(np.ones(X.shape[0], dtype=np.int64))
         if kind == "const0":
-            return np.zeros(X.shape[0], dtype=np.int64)
+            return self._decode_y(np.zeros(X.shape[0], dtype=np.int64))
         inside = self.halfspaces_.contains(X, [index])[0]
-        return (inside if kind == "inside" else ~inside).astype(np.int64)
+        return self._decode_y((inside if kind == "inside" else ~inside).astype(np.int64))

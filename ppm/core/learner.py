@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ppm._sklearn import BinaryLabelsMixin
 from ppm._validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
 from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
@@ -68,7 +69,7 @@ def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
     return BlockedScorer(B, y, d, block_elements=block_elements)
 
 
-class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
+class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """``LearnHalf`` (Algorithm 2): epsilon-DP w.r.t. private examples, improper, exact.
 
     ``_execution_params``: the parameters that only choose how the exact sample is computed
@@ -105,6 +106,11 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         enumeration runs at about ``1e9`` hypotheses/s on 2 cores, so the default ``1e11`` is a
         couple of minutes; ``|G|`` grows like ``n_pub^(d^2)``. Raise it to run larger
         instances exactly; nothing is ever approximated.
+    public_label : None or a label
+        The label of the public sub-population in BMN20's label-determined model: ``G``'s
+        hypotheses predict it inside an intersection of halfspaces built from the public points
+        and the other label elsewhere. ``None``: 0, for a sample labelled 0/1 (the paper's
+        encoding); with any other labels it must be given (``ValueError`` otherwise).
 
     Attributes
     ----------
@@ -113,8 +119,9 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
     hypothesis_ : tuple of int
         Indices into ``halfspaces_`` of the output hypothesis (``()`` = ``g_empty``).
     W_, b_ : arrays
-        The selected halfspaces ``<W_[i], x> >= b_[i]``: the output labels 0 inside their
-        intersection with ``Aff`` and 1 elsewhere.
+        The selected halfspaces ``<W_[i], x> >= b_[i]``: the output labels ``public_label_`` (0)
+        inside their intersection with ``Aff`` and the other label (1) elsewhere.
+    classes_ : array of the two labels; ``public_label_`` the resolved ``public_label``.
     n_hypotheses_ : int
         ``|G|``. ``n_halfspaces_`` is ``|C_pub|``; ``n_pub_``, ``n_priv_`` the split sizes
         (fixed under the neighbouring relation, which replaces a private example).
@@ -127,10 +134,14 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
 
     _execution_params = ("method", "block_elements", "max_hypotheses", "histogram_memo",
                          "device")
+    _label_param, _label_code = "public_label", 0
+    _label_role = "the public sub-population's label (0 in BMN20's label-determined model)"
+    _encoding_params = ("public_label",)
 
     def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
                  rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,
-                 max_hypotheses: float = 1e11, histogram_memo=None, device: str = "auto"):
+                 max_hypotheses: float = 1e11, histogram_memo=None, device: str = "auto",
+                 public_label=None):
         self.epsilon = epsilon
         self.random_state = random_state
         self.method = method
@@ -139,6 +150,7 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         self.max_hypotheses = max_hypotheses
         self.histogram_memo = histogram_memo
         self.device = device
+        self.public_label = public_label
 
     def _validate_params(self) -> None:
         """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
@@ -162,8 +174,9 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
                              f"{self.histogram_memo!r}")
         check_random_state(self.random_state)
 
-    def fit(self, X, y, public):
-        """Fit on a PPM sample; ``public[i]`` is True for a public example."""
+    def fit(self, X, y, public=None):
+        """Fit on a PPM sample; ``public[i]`` is True for a public example (required: without
+        the mask there is no public point to build ``G`` from, so ``None`` raises)."""
         hs, scorer, size, public = self._mechanism_scorer(X, y, public)  # validates first
         rng = check_random_state(self.random_state)
         # Step 3: exact exponential mechanism over G on all labelled pairs. The histogram and
@@ -195,10 +208,13 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         if self.device == "cuda":
             check_cuda()  # no GPU: one-line error before any work
         if public is None:
-            raise ValueError("public (boolean mask, True = public example) is required")
+            raise ValueError("public (boolean mask, True = public example) is required: pass "
+                             "fit(X, y, public=mask); in a Pipeline or cross_val_score route it "
+                             "(docs/usage.md)")
+        self._check_names(X, reset=True)
         # Empty data is refused here (scikit-learn's convention); the baselines and the other
         # mechanisms keep their documented constant output on an empty sample (their tests).
-        X, y, public = check_labelled_data(X, y, public, min_samples=1)
+        X, y, public = check_labelled_data(X, y, public, min_samples=1, encode_y=self._encode_y)
         warn_if_no_public(public, "PPMHalfspaceLearner", "C_pub is empty, so G holds only the "
                           "constant hypothesis 1")
         d = X.shape[1]
@@ -220,16 +236,18 @@ class PPMHalfspaceLearner(ClassifierMixin, BaseEstimator):
         return hs, scorer, size, public
 
     def predict(self, X) -> np.ndarray:
-        """0 inside ``h_1 ∩ ... ∩ h_j ∩ Aff`` of the output hypothesis, 1 elsewhere."""
+        """``public_label_`` (0) inside ``h_1 ∩ ... ∩ h_j ∩ Aff`` of the output hypothesis,
+        the other label (1) elsewhere."""
         check_is_fitted(self, "hypothesis_")
+        self._check_names(X, reset=False)
         X = check_X(X, n_features=self.n_features_in_)
         if not self.hypothesis_:
-            return np.ones(X.shape[0], dtype=np.int64)
+            return self._decode_y(np.ones(X.shape[0], dtype=np.int64))
         # Same membership test as the scorers (PublicHalfspaces.contains), so the training
         # mistakes of predict equal the score the mechanism used.
         inside = np.all(self.halfspaces_.contains(X, self.hypothesis_), axis=0)
         inside &= self.halfspaces_.in_affine_hull(X)
-        return np.where(inside, 0, 1).astype(np.int64)
+        return self._decode_y(np.where(inside, 0, 1).astype(np.int64))
 
 
 def learn_halfspace(X, y, public, epsilon: float, random_state=None, **kwargs):

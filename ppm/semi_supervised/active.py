@@ -42,7 +42,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ppm._validation import check_epsilon, check_labelled_data, check_positive_int, check_random_state
+from ppm._sklearn import BinaryLabelsMixin
+from ppm._validation import (check_epsilon, check_labelled_data, check_positive_int,
+                           check_random_state, check_X)
 from .generic import GenericLearner, labelled_sample_size
 from .sanitizer import sanitized_size
 
@@ -60,7 +62,7 @@ def choose_queries(n_pool: int, n_A: int, t: int, rng: np.random.Generator):
     return subset[:t], subset[t:]
 
 
-class PrivateActiveLearner(ClassifierMixin, BaseEstimator):
+class PrivateActiveLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Algorithm 4 of BNS15 around :class:`GenericLearner` (see the module docstring).
 
     Parameters
@@ -83,6 +85,8 @@ class PrivateActiveLearner(ClassifierMixin, BaseEstimator):
     learner_ : GenericLearner
         The fitted inner learner; ``rule_``, ``threshold_`` and ``n_hypotheses_`` are its.
     """
+
+    _one_d_input = True
 
     def __init__(self, *, epsilon=0.1, n_A=2048, n_queries=None, T=1024, low=0.0, high=1.0,
                  alpha0=0.1, beta0=0.1, epsilon_split=None, random_state=None):
@@ -130,7 +134,9 @@ class PrivateActiveLearner(ClassifierMixin, BaseEstimator):
         n_A, t = int(self.n_A), self._n_queries()
         n_pool = pool_size(n_A, self.epsilon)
         rng = check_random_state(self.random_state)
-        X, y, _ = check_labelled_data(X, y, None)  # every pool entry is private
+        self._check_names(X, reset=True)
+        # every pool entry is private; the label encoding is fixed by the label set (0/1: none)
+        X, y, _ = check_labelled_data(X, y, None, encode_y=self._encode_y)
         if X.shape[0] < n_pool:
             raise ValueError(f"the pool needs n_pool = ceil((3 + e) n_A / epsilon) = {n_pool} "
                              f"examples (n_A={n_A}, epsilon={self.epsilon!r}), got {X.shape[0]}")
@@ -146,6 +152,7 @@ class PrivateActiveLearner(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """0/1 labels (int64) of the inner learner's threshold."""
+        """Labels of the inner learner's threshold (int64 0/1 for a 0/1-labelled sample)."""
         check_is_fitted(self, "learner_")
-        return self.learner_.predict(X)
+        self._check_names(X, reset=False)
+        return self._decode_y(self.learner_.predict(check_X(X, n_features=1)))

@@ -51,6 +51,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ppm._sklearn import BinaryLabelsMixin
 from ppm._validation import (
     check_epsilon,
     check_labelled_data,
@@ -82,7 +83,7 @@ def to_grid_index(x: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return np.maximum(np.searchsorted(grid, np.asarray(x, dtype=float), side="right") - 1, 0)
 
 
-class GenericLearner(ClassifierMixin, BaseEstimator):
+class GenericLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """BNS15's GenericLearner for grid thresholds (Algorithm 1, Theorem 3.3; module doc).
 
     Parameters
@@ -110,6 +111,8 @@ class GenericLearner(ClassifierMixin, BaseEstimator):
         Labels read (``len(y)``: fixed by the input size, public).
     n_unlabelled_ : int
     """
+
+    _one_d_input = True
 
     def __init__(self, *, epsilon=1.0, T=1024, low=0.0, high=1.0, alpha0=0.1, beta0=0.1,
                  epsilon_split=None, random_state=None):
@@ -141,7 +144,8 @@ class GenericLearner(ClassifierMixin, BaseEstimator):
         split = check_epsilon_split(self.epsilon_split)
         rng = check_random_state(self.random_state)
         has_public = public is not None
-        X, y, public = check_labelled_data(X, y, public)
+        self._check_names(X, reset=True)
+        X, y, public = check_labelled_data(X, y, public, encode_y=self._encode_y)
         if X.shape[0] == 0:
             raise ValueError("X must not be empty")
         if X.shape[1] != 1:
@@ -181,11 +185,13 @@ class GenericLearner(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """0/1 labels (int64) of the selected threshold rule."""
+        """Labels of the selected threshold rule (int64 0/1 for a 0/1-labelled sample)."""
         check_is_fitted(self, "rule_")
+        self._check_names(X, reset=False)
         X = check_X(X, n_features=self.n_features_in_)
         grid = grid_points(int(self.T), float(self.low), float(self.high))
-        return threshold_predict(self.rule_, to_grid_index(X[:, 0], grid)).astype(np.int64)
+        return self._decode_y(
+            threshold_predict(self.rule_, to_grid_index(X[:, 0], grid)).astype(np.int64))
 
 
 def fit_accepts_unlabelled(est) -> bool:

@@ -66,6 +66,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from ppm._sklearn import BinaryLabelsMixin
 from ppm._validation import (check_epsilon, check_labels, check_open_unit, check_positive_int,
                            check_random_state)
 from .big_points import BigPoints, as_big_points, concat
@@ -182,7 +183,7 @@ def presubsample(x: BigPoints, y: np.ndarray, u: BigPoints, epsilon: float, rng)
     return x[lab], y[lab], u[unl]
 
 
-class LabelBoostLearner(ClassifierMixin, BaseEstimator):
+class LabelBoostLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """BNS15's boosting wrapper (Algorithm 3, Theorems 4.13/4.14) for thresholds on ``2^b``.
 
     See the module docstring for the rounds, every constant and the privacy accounting (pure
@@ -266,7 +267,7 @@ class LabelBoostLearner(ClassifierMixin, BaseEstimator):
         x = as_big_points(X, "X", b=b)
         if len(x) == 0:
             raise ValueError("X must contain at least one labelled example, got 0")
-        y = check_labels(y, len(x))
+        y = self._encode_y(y, len(x))
         u = (BigPoints(0, np.empty(0, dtype=np.int64)) if X_unlabelled is None
              else as_big_points(X_unlabelled, "X_unlabelled", b=b))
         rng = check_random_state(self.random_state)
@@ -296,7 +297,8 @@ class LabelBoostLearner(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X) -> np.ndarray:
+        """Labels of the released threshold (int64 0/1 for a 0/1-labelled sample)."""
         check_is_fitted(self, "failed_")
         if self.failed_:
-            return np.zeros(len(as_big_points(X)), dtype=np.int64)
-        return np.asarray(self.base_.predict(X)).astype(np.int64)
+            return self._decode_y(np.zeros(len(as_big_points(X)), dtype=np.int64))
+        return self._decode_y(np.asarray(self.base_.predict(X)).astype(np.int64))

@@ -34,6 +34,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ppm._sklearn import BinaryLabelsMixin
 from ppm._validation import check_epsilon, check_labels, check_positive_int, check_random_state
 from .big_points import BigPoints, as_big_points
 
@@ -143,7 +144,7 @@ def predict_threshold(hypothesis, X) -> np.ndarray:
     return (ge if kind == "ge" else ~ge).astype(np.int64)
 
 
-class GapThresholdMechanism(ClassifierMixin, BaseEstimator):
+class GapThresholdMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Pure epsilon-DP exponential mechanism over the ``2 * 2^b`` thresholds of ``{0..2^b-1}``.
 
     See the module docstring (class, gap grouping, exactness). All examples are private;
@@ -181,6 +182,8 @@ class GapThresholdMechanism(ClassifierMixin, BaseEstimator):
         """Run the mechanism on every example (all private)."""
         self._validate_params()
         epsilon, b = float(self.epsilon), int(self.b)
+        X = as_big_points(X, b=b)
+        y = self._encode_y(y, len(X))
         self.hypothesis_ = gap_threshold_em(X, y, epsilon=epsilon, b=b,
                                             rng=check_random_state(self.random_state))
         self.threshold_ = self.hypothesis_[1]
@@ -189,5 +192,6 @@ class GapThresholdMechanism(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X) -> np.ndarray:
+        """Labels of the released threshold (int64 0/1 for a 0/1-labelled sample)."""
         check_is_fitted(self, "hypothesis_")
-        return predict_threshold(self.hypothesis_, X)
+        return self._decode_y(predict_threshold(self.hypothesis_, X))

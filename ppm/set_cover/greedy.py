@@ -16,18 +16,25 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ppm._sklearn import BinaryLabelsMixin
 from .literals import check_binary_X
 
 
-class GreedySetCover(ClassifierMixin, BaseEstimator):
+class GreedySetCover(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Elimination + greedy set cover over the ``2D`` literals (non-private; module docstring).
 
     ``fit(X, y, public=None)`` ignores ``public``. Attributes: ``hypotheses_`` (chosen literals
-    as ``(variable, sign)`` in the order chosen), ``n_features_in_``.
+    as ``(variable, sign)`` in the order chosen), ``classes_``, ``pos_label_``,
+    ``n_features_in_``. ``pos_label``: the label the conjunction predicts where it holds
+    (``None``: 1, for a 0/1-labelled sample; required for any other labels).
     """
 
-    def __init__(self):
-        pass
+    _label_param, _label_code = "pos_label", 1
+    _label_role = "the conjunction's positive label (1 in KMMS19)"
+    _encoding_params = ("pos_label",)
+
+    def __init__(self, *, pos_label=None):
+        self.pos_label = pos_label
 
     def _validate_params(self) -> None:
         """The one validation entry point of every learner; this one has no parameters."""
@@ -35,13 +42,12 @@ class GreedySetCover(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, public=None):
         """Fit on all examples (``public`` is accepted for the pipeline's call and ignored)."""
         self._validate_params()
+        self._check_names(X, reset=True)
         X = check_binary_X(X)
         n, D = X.shape
         if n == 0:
             raise ValueError("X is empty (0 examples)")
-        y = np.asarray(y)
-        if y.shape != (n,) or not np.all(np.isin(y, (0, 1))):
-            raise ValueError(f"y must be 0/1 labels of shape ({n},), got shape {y.shape}")
+        y = self._encode_y(y, n)
         pos = X[y == 1]
         # (1) elimination: x_i survives iff no positive has x_i = 0, NOT x_i iff none has x_i = 1
         ones = pos.sum(axis=0, dtype=np.int64)
@@ -66,8 +72,9 @@ class GreedySetCover(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         check_is_fitted(self, "hypotheses_")
+        self._check_names(X, reset=False)
         X = check_binary_X(X, n_features=self.n_features_in_)
         if not self.hypotheses_:
-            return np.ones(X.shape[0], dtype=np.int64)
+            return self._decode_y(np.ones(X.shape[0], dtype=np.int64))
         lits = np.array(self.hypotheses_, dtype=np.int64)
-        return np.all(X[:, lits[:, 0]] == lits[:, 1], axis=1).astype(np.int64)
+        return self._decode_y(np.all(X[:, lits[:, 0]] == lits[:, 1], axis=1).astype(np.int64))

@@ -31,6 +31,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ppm._sklearn import BinaryLabelsMixin
 from ppm._validation import check_open_unit, check_random_state
 from .base import (
     add_remove_budget,
@@ -55,7 +56,7 @@ def make_selector(hypotheses: str, T=None):
     raise ValueError(f"hypotheses must be one of {HYPOTHESES}, got {hypotheses!r}")
 
 
-class SetCoverLearner(ClassifierMixin, BaseEstimator):
+class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Private Set Cover Learner for conjunctions of a base class (module docstring).
 
     Parameters
@@ -78,6 +79,10 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
         runs the theorem's budget makes too expensive; the output is then not ``(epsilon,
         delta)``-DP by Claim 3.4 (see :func:`ppm.set_cover.base.implied_privacy`).
     random_state : None, int, SeedSequence or Generator
+    pos_label : None or a label
+        The label the conjunction predicts where every chosen hypothesis holds (1 in KMMS19;
+        the rounds delete the points a hypothesis labels with the other label). ``None``: 1,
+        for a sample labelled 0/1; with any other labels it must be given (``ValueError``).
 
     Attributes
     ----------
@@ -89,12 +94,17 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
         The ``R`` released hypotheses in round order (literals as ``(variable, sign)`` tuples,
         ``sign = 1`` for ``x_i``; halfplanes as :class:`~ppm.set_cover.Halfplane`); the output
         is their conjunction.
+    classes_ : the two labels; ``pos_label_`` the resolved ``pos_label``.
     n_features_in_ : int
     """
 
+    _label_param, _label_code = "pos_label", 1
+    _label_role = "the conjunction's positive label (1 in KMMS19)"
+    _encoding_params = ("pos_label",)
+
     def __init__(self, *, k=1, epsilon=0.9, delta=1e-6, hypotheses="literals",
                  composition="set_cover", alpha0=0.1, beta0=0.1, T=None, epsilon_hat=None,
-                 random_state=None):
+                 random_state=None, pos_label=None):
         self.k = k
         self.epsilon = epsilon
         self.delta = delta
@@ -105,6 +115,7 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
         self.T = T
         self.epsilon_hat = epsilon_hat
         self.random_state = random_state
+        self.pos_label = pos_label
 
     def _validate_params(self) -> None:
         """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
@@ -150,15 +161,7 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         if n == 0:
             raise ValueError("X is empty (0 examples): the learner needs at least one example")
-        y = np.asarray(y)
-        if y.shape != (n,):
-            raise ValueError(f"y must have shape ({n},) to match X, got {y.shape}")
-        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-            raise ValueError(f"y contains NaN or infinity: {y[~np.isfinite(y)][0]!r}")
-        if not np.all(np.isin(y, (0, 1))):
-            raise ValueError(f"y must contain only labels 0 and 1, got "
-                             f"{y[~np.isin(y, (0, 1))][0]!r}")
-        return X, y.astype(np.int64)
+        return X, self._encode_y(y, n)
 
     def fit(self, X, y, public=None):
         """Run the ``R`` rounds on all examples as private.
@@ -167,6 +170,7 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
         and ignored: the learner is (epsilon, delta)-DP for every example."""
         p = self._budget()
         selector = make_selector(self.hypotheses, self.T)
+        self._check_names(X, reset=True)
         X, y = self._check_data(selector, X, y)
         rng = check_random_state(self.random_state)
         rounds = self._literal_rounds if isinstance(selector, LiteralSelector) else self._rounds
@@ -214,8 +218,10 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
         return chosen
 
     def predict(self, X) -> np.ndarray:
-        """``h_1 ∧ ... ∧ h_R`` (int64 0/1)."""
+        """``h_1 ∧ ... ∧ h_R``: ``pos_label_`` where it holds, the other label elsewhere (int64
+        0/1 for a 0/1-labelled sample)."""
         check_is_fitted(self, "hypotheses_")
+        self._check_names(X, reset=False)
         selector = make_selector(self.hypotheses, self.T)
         X = selector.check_X(X)
         if X.shape[1] != self.n_features_in_:
@@ -223,8 +229,8 @@ class SetCoverLearner(ClassifierMixin, BaseEstimator):
                              f"{self.n_features_in_}")
         if self.hypotheses == "literals":
             lits = np.array(sorted(set(self.hypotheses_)), dtype=np.int64).reshape(-1, 2)
-            return np.all(X[:, lits[:, 0]] == lits[:, 1], axis=1).astype(np.int64)
+            return self._decode_y(np.all(X[:, lits[:, 0]] == lits[:, 1], axis=1).astype(np.int64))
         out = np.ones(X.shape[0], dtype=np.int64)
         for h in self.hypotheses_:
             out &= np.asarray(h.predict(X), dtype=np.int64)
-        return out
+        return self._decode_y(out)

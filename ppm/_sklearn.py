@@ -1,0 +1,173 @@
+"""scikit-learn conventions shared by every learner: labels, tags, metadata routing.
+
+Labels (the papers use 0/1; ``docs/usage.md`` for users):
+
+* A sample labelled with 0 and 1 (bool, int or float) is used exactly as before: the internal
+  labels are ``y.astype(int64)``, ``classes_ = [0, 1]`` (the label space, whatever labels the
+  sample happens to carry, so ``classes_`` never depends on the private rows) and ``predict``
+  returns the internal 0/1 labels, cast to ``y``'s dtype.
+* Any other two labels (strings too) are mapped onto 0/1. A learner whose algorithm treats the
+  two labels alike (both orientations of every rule are in its class) maps
+  ``classes_[0] -> 0`` and ``classes_[1] -> 1`` (scikit-learn's order). A learner whose
+  algorithm does not (BMN20's label-determined model: the public sub-population carries 0; a
+  conjunction's positive label in KMMS19) takes the role from a parameter (``public_label``,
+  ``pos_label``) and refuses, with a one-line ``ValueError`` naming the labels, to guess it.
+  ``classes_`` is then read from ``y``: the label SET is treated as public knowledge (see
+  ``docs/usage.md``).
+
+Metadata routing: ``public`` is declared requested by default for ``fit``
+(``__metadata_request__fit``), so ``Pipeline``, ``cross_val_score`` and ``GridSearchCV`` route a
+``public=`` mask to the learner once ``sklearn.set_config(enable_metadata_routing=True)``,
+without a ``set_fit_request(public=True)`` call (which still works).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import _check_feature_names
+
+__all__ = ["BinaryLabelsMixin", "encode_labels", "decode_labels"]
+
+
+def _label_list(labels) -> list:
+    return [v.item() if hasattr(v, "item") else v for v in labels]
+
+
+def _as_1d_labels(y, n: int, owner: str) -> np.ndarray:
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None")
+    y_arr = np.asarray(y)
+    if y_arr.ndim == 2 and y_arr.shape[1] == 1 and y_arr.shape[0] == n:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
+                      "raveled to shape (n_samples,)", DataConversionWarning, stacklevel=4)
+        y_arr = y_arr.ravel()
+    if y_arr.shape != (n,):
+        raise ValueError(f"y must have shape ({n},) to match X, got {y_arr.shape}")
+    if y_arr.dtype.kind == "c":
+        raise ValueError("Complex data not supported: y is complex")
+    if y_arr.dtype.kind == "f" and not np.all(np.isfinite(y_arr)):
+        raise ValueError(f"y contains NaN or infinity: {y_arr[~np.isfinite(y_arr)][0]!r}")
+    return y_arr
+
+
+def _is_zero_one(y_arr: np.ndarray, labels: np.ndarray) -> bool:
+    return y_arr.dtype.kind in "biuf" and bool(np.all(np.isin(labels, (0, 1))))
+
+
+def encode_labels(y, n: int, *, owner: str, label=None, param: str | None = None,
+                  code: int = 0, role: str = ""):
+    """``(y01, classes, codes)``: int64 0/1 labels, ``classes_`` and ``codes`` (the label of
+    internal 0 and of internal 1).
+
+    ``param`` names the learner's role parameter (``None``: the algorithm treats both labels
+    alike); ``label`` is its value, the label that plays internal label ``code``. With 0/1
+    labels and ``label=None`` the encoding is the identity (``y.astype(int64)``).
+    """
+    y_arr = _as_1d_labels(y, n, owner)
+    try:
+        labels = np.unique(y_arr)
+    except TypeError as exc:
+        raise ValueError(f"{owner}: y mixes label types that cannot be compared: {exc}") from exc
+    zero_one = _is_zero_one(y_arr, labels)
+    if not zero_one and y_arr.size:
+        kind = type_of_target(y_arr, input_name="y", raise_unknown=True)
+        if kind == "continuous":
+            bad = y_arr[y_arr != np.round(y_arr)][0].item()
+            raise ValueError(f"Unknown label type: continuous. {owner} is a binary classifier; "
+                             f"y must hold two class labels, got {bad!r}")
+        if labels.size > 2:
+            raise ValueError(f"Only binary classification is supported. {owner}: y has "
+                             f"{labels.size} labels {_label_list(labels)[:10]}")
+    if label is None and zero_one:
+        codes = np.asarray([0, 1]).astype(y_arr.dtype)
+        return y_arr.astype(np.int64), codes, codes
+    if label is None:
+        if param is not None:
+            raise ValueError(
+                f"{owner}: y must carry labels 0 and 1 unless {param} names {role}; got labels "
+                f"{_label_list(labels)}: pass {param}=<one of them>")
+        if labels.size < 2:
+            raise ValueError(f"{owner}: y with labels other than 0 and 1 must carry both classes, "
+                             f"got the single class {_label_list(labels)}")
+        codes = labels
+        return (y_arr == labels[1]).astype(np.int64), labels, codes
+    # A role parameter is given: ``label`` plays internal ``code``.
+    others = labels[labels != label] if labels.size else labels
+    if others.size > 1:
+        raise ValueError(f"{owner}: {param}={label!r} is not one of y's labels "
+                         f"{_label_list(labels)}")
+    if others.size == 1:
+        other = others[0]
+    elif zero_one and label in (0, 1):
+        other = 1 - label
+    else:
+        raise ValueError(f"{owner}: y carries only the label {label!r} ({param}); with labels "
+                         f"other than 0 and 1 both classes must occur in y")
+    pair = [label, other] if code == 0 else [other, label]
+    if y_arr.dtype.kind in "biuf":
+        codes = np.asarray(pair).astype(y_arr.dtype)
+    else:  # strings keep a width that fits both labels; objects stay objects
+        codes = np.asarray(pair, dtype=object if y_arr.dtype.kind == "O" else None)
+    y01 = (y_arr != label) if code == 0 else (y_arr == label)
+    classes = np.unique(codes)
+    return y01.astype(np.int64), classes, codes
+
+
+def decode_labels(pred: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Internal 0/1 predictions -> original labels (``codes[pred]``); the identity for int64
+    ``codes == [0, 1]`` (the experiments' labels: predictions unchanged, bit for bit)."""
+    if codes.dtype == np.int64 and codes[0] == 0 and codes[1] == 1:
+        return pred
+    return codes[pred]
+
+
+class BinaryLabelsMixin:
+    """``classes_`` / label mapping and the tags of the package's binary classifiers.
+
+    Subclasses call :meth:`_encode_y` in ``fit`` and :meth:`_decode_y` in ``predict``.
+    ``_label_param`` names the role parameter (``None``: both labels alike) and
+    ``_label_code`` the internal label it plays. ``_encoding_params`` are left out of the
+    experiment configs (:func:`experiments.schema.estimator_conf`): the experiments' samples
+    are labelled 0/1, where the encoding is the identity.
+    """
+
+    _label_param: str | None = None
+    _label_code: int = 0
+    _label_role: str = ""
+    _encoding_params: tuple = ()
+    _one_d_input = False  # True: a d = 1 learner, which also takes X as a 1-D array of points
+    # Every learner takes the public mask by keyword; routed by default (module docstring).
+    __metadata_request__fit = {"public": True}
+
+    def _encode_y(self, y, n: int) -> np.ndarray:
+        param = self._label_param
+        label = getattr(self, param) if param else None
+        y01, classes, codes = encode_labels(y, n, owner=type(self).__name__, label=label,
+                                            param=param, code=self._label_code,
+                                            role=self._label_role)
+        self.classes_ = classes
+        self._label_codes_ = codes
+        if param:
+            setattr(self, f"{param}_", codes[self._label_code])
+        return y01
+
+    def _check_names(self, X, *, reset: bool) -> None:
+        """``feature_names_in_`` from a DataFrame's columns (set in fit, checked in predict);
+        column names are the schema, not data."""
+        _check_feature_names(self, X, reset=reset)
+
+    def _decode_y(self, pred) -> np.ndarray:
+        codes = getattr(self, "_label_codes_", None)  # None: state set by hand, 0/1 labels
+        return np.asarray(pred) if codes is None else decode_labels(np.asarray(pred), codes)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        tags.input_tags.one_d_array = self._one_d_input
+        return tags
