@@ -17,6 +17,9 @@ from ppm.core.hypothesis_class import ReferenceScorer, class_size, iter_hypothes
 from ppm.core.learner import make_scorer
 from tests.brute_force import erm_halfspace_errors
 from tests.brute_force import label_determined_instance as _instance
+# imported here, not inside the @given test below: importing a module that defines @given tests
+# from inside a running @given test fails Hypothesis's nested-given health check
+from tests.test_halfspaces import _on_flat
 
 
 def _direct_scores(X, y, public):
@@ -339,8 +342,6 @@ def test_refuses_an_infeasible_class_before_scoring():
 def test_helly_when_the_public_points_lie_on_a_flat(seed, d, n, axis, grid):
     """Lemma 4.5 on degenerate samples: the public points span a line (a line or a plane at
     d = 3), axis-parallel or not, on integers or not; private points anywhere, some on Aff."""
-    from tests.test_halfspaces import _on_flat
-
     rng = np.random.default_rng(seed)
     r = int(rng.integers(1, d))
     n_pub = int(rng.integers(1, n))
