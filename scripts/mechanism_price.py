@@ -60,7 +60,8 @@ def price_rows(d: int, n: int, trials: int, epsilons, beta: float, seed: int) ->
             rows.append({"d": d, "n": n, "trial": trial, "n_pub": int(public.sum()),
                          "n_halfspaces": len(hs), "log_G": log_G, "epsilon": eps,
                          "beta": beta, "min_m": m_min,
-                         "excess_mean": float(p @ levels / p.sum()) - m_min,
+                         # exactly rounded sums: the same bits on any BLAS and thread count
+                         "excess_mean": math.fsum(p * levels) / math.fsum(p) - m_min,
                          "excess_q": q - m_min, "em_bound": em_excess(log_G, eps, beta),
                          "histogram_seconds": seconds})
     return rows
