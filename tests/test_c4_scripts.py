@@ -70,6 +70,10 @@ def test_c4_epsilon_fit_recovers_a_and_b():
 
 def test_c4_bound_check_verdict_fails_on_one_sample():
     from claims.c4_mechanism import bound_check_verdict
-    assert bound_check_verdict(30, 30) == "holds"
-    assert bound_check_verdict(29, 30).startswith("does not hold (1 of 30")
+    from claims.verdicts import CHECK_FAILED, CHECK_PASSED, combined_verdict
+    assert bound_check_verdict(30, 30) == CHECK_PASSED
+    failed = bound_check_verdict(29, 30)
+    assert failed.startswith(CHECK_FAILED) and "1 of 30 samples above the bound" in failed
+    # a check is not a setting, but a failed one heads the claim's verdict
+    assert combined_verdict(["holds", "holds", failed]).startswith("CHECK FAILED")
     assert bound_check_verdict(0, 0) == "not measured"
