@@ -252,7 +252,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     ax = axes[0]
     text = draw_panel(ax, results)
     trials, _ = results.load(EXPERIMENT)
-    ppm_eps = first(trials[trials.learner == "ppm"], "learner.epsilon")
+    ppm_eps = privacy_note(_bits(trials))["ppm_epsilon"]  # PPM is a baseline here
     ax.set_title(f"Set Cover Learner: {text}\nPPM: pure {ppm_eps:g}-DP for private examples "
                  f"only (public = label 0); ERM: not private", fontsize=8)
     if theorem:

@@ -281,5 +281,5 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 CLAIM = Claim(id="C13", name="c13_generic", statement=STATEMENT, experiments=EXPERIMENTS,
               analyse=analyse, plot=plot, headline={"alpha": 0.1},
-              # 80 trials x 85 cells (~9 CPU-min): restored by make reproduce
+              # 160 trials x 85 cells (~12 CPU-min): restored by make reproduce
               committed=("c13_generic_domain",))

@@ -177,7 +177,7 @@ def test_c15_separation_rule():
 # --- rows on the committed results -------------------------------------------------------
 
 @pytest.mark.parametrize("module, extra", [
-    (c11, "decoys; k"), (c12, "theorem budget"), (c13, "labelled contrast"),
+    (c11, "decoys, set_cover; k"), (c12, "theorem budget"), (c13, "labelled contrast"),
     (c14, "wrapper noisy"), (c15, "separation")])
 def test_new_rows_on_committed_results(module, extra):
     rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
