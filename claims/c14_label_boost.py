@@ -30,7 +30,7 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
-from claims.verdicts import fmt_slope, verdict
+from claims.verdicts import counted, fmt_slope, verdict
 from ppm import bounds
 from analysis.sample_complexity import (empirical_sample_complexity, loglog_slope,
                                    sample_complexity_slope_against)
@@ -223,7 +223,11 @@ def _noisy_panel(ax, results, rows) -> None:
                       plotting.nhat_label(beta, " (labelled)"), base=2)
     ax.set_title(f"noisy spread-out support, alpha0 = {a0:g}\n"
                  + "\n".join(f"alpha={r.alpha:g}: slope {r.slope:.3f} [{r.slope_lo:.3f}, "
-                             f"{r.slope_hi:.3f}] ({r.verdict})" for r in rows), fontsize=8)
+                             f"{r.slope_hi:.3f}] ("
+                             + (r.verdict if counted(r.verdict) else
+                                "reference, at the size schedule's step: "
+                                + r.verdict.rsplit("): ", 1)[-1]) + ")" for r in rows),
+                 fontsize=8)
     plotting.legend_below(ax, 1)
 
 
