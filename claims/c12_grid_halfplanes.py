@@ -11,6 +11,18 @@ its rows take :func:`claims.verdicts.upper_bound_verdict`, as C11's do: a slope 
 the finding "faster than the worst case on this population", never "holds". PPM (d = 2) and
 ERM: 0 (verdict :func:`claims.verdicts.verdict` against 0; ERM is a reference row).
 
+``c12_theorem_budget`` (Set Cover Learner only, b in {6, 12, 16, 20}) runs at the theorem's
+budget, ``(eps, delta) = (0.9, 1e-6)`` with Claim 3.4's ``eps_hat = 0.0143`` per round (no
+``epsilon_hat`` override). Its rows (:func:`theorem_rows`) check Theorem 4.7 through its explicit
+form (:func:`theorem_4_7_parts`, constant 1): ``(k ln(1/alpha)/alpha) (VC ln k + lambda +
+(1/eps') ln((k/beta) ln(1/alpha)))`` with Lemma 4.6's ``lambda = (8/eps_s) ln(2T/beta_s)``,
+``eps_s = eps_hat/2``, ``beta_s = beta/(4k ln(2/alpha))``, written as three parts: the
+exponential mechanism's ``T`` part ``(8/eps_s) b ln 2``, its ``T``-free part ``(8/eps_s)
+ln(2/beta_s)``, and the Laplace counts' part ``(1/eps') ln((k/beta) ln(1/alpha))``. The band's
+lower edge is the slope of the whole expression against ``log b`` (every ``T``-free part
+flattens it), the upper edge 1 (pure ``b``); the verdict also says whether every measured
+``n_hat`` is below the expression (computed, not assumed).
+
 Privacy of the compared learners differs and the figure says so: the Set Cover Learner is
 ``(eps, delta)``-DP for ALL examples (here with the documented per-round budget
 ``epsilon_hat``, overall epsilon from :func:`ppm.set_cover.base.implied_privacy`), PPM pure
@@ -25,10 +37,9 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import fmt_slope, upper_bound_verdict, verdict
+from claims.verdicts import fmt_interval, fmt_slope, upper_bound_verdict, verdict
 from analysis.sample_complexity import loglog_slope, sample_complexity_slope_against
-from ppm.set_cover.base import (add_remove_budget, implied_privacy, n_rounds,
-                                per_round_epsilon)
+from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds, per_round_epsilon
 from analysis.aggregate import ERROR_COL
 
 EXPERIMENT = "c12_grid_halfplanes"
@@ -81,6 +92,78 @@ def theorem_bound(T_: float, alpha: float, beta: float, eps: float, delta: float
     return k * math.log(1 / alpha) / alpha * rest
 
 
+THEOREM = "c12_theorem_budget"
+
+
+def theorem_4_7_parts(b, alpha, beta, eps, delta, k=1, vc=3, alpha0=0.1) -> dict:
+    """Theorem 4.7's sample size (constant 1) at ``T = 2^b`` in its parts (module docstring).
+
+    Keys: ``em_T`` and ``em_free`` (the exponential mechanism's loss ``lambda`` of Lemma 4.6,
+    its ``b ln 2`` part and the rest), ``laplace`` (Theorem 3.2's ``(1/eps') ln((k/beta)
+    ln(1/alpha))``), ``vc`` (``VC ln k``, 0 at k = 1), ``factor`` (``k ln(1/alpha)/alpha``) and
+    ``n`` (``factor`` times the sum of the four)."""
+    eps_p, delta_p = add_remove_budget(eps, delta)
+    eps_s = per_round_epsilon(eps_p, delta_p, n_rounds(k, alpha0), "set_cover") / 2
+    beta_s = beta / (4 * k * math.log(2 / alpha))
+    parts = {"em_T": 8 / eps_s * b * math.log(2),
+             "em_free": 8 / eps_s * math.log(2 / beta_s),
+             "laplace": math.log(k / beta * math.log(1 / alpha)) / eps_p,
+             "vc": vc * math.log(k),
+             "factor": k * math.log(1 / alpha) / alpha}
+    parts["n"] = parts["factor"] * (parts["em_T"] + parts["em_free"] + parts["laplace"]
+                                    + parts["vc"])
+    return parts
+
+
+def theorem_rows(results) -> list[VerdictRow]:
+    """The Set Cover Learner at the theorem's budget against Theorem 4.7's explicit form."""
+    data = results.load(THEOREM)
+    if data is None:
+        return []
+    trials, nhat = data
+    trials = _bits(trials)
+    beta = beta_of(nhat)
+    main = trials[trials.learner == MAIN]
+    eps, delta = first(main, "learner.epsilon"), first(main, "learner.delta")
+    eh = per_round_epsilon(*add_remove_budget(eps, delta), n_rounds(1, 0.1), "set_cover")
+    bs = np.sort(trials["b"].unique()).astype(float)
+    rows = []
+    for alpha in alphas_of(nhat):
+        parts = [theorem_4_7_parts(b, alpha, beta, eps, delta) for b in bs]
+        bound = np.array([p["n"] for p in parts])
+        th_lo = loglog_slope(bs, bound)[0]
+        fit = sample_complexity_slope_against(main, "b", alpha, beta, error_col=ERROR_COL,
+                                              n_boot=results.n_boot)
+        nh = nhat[(nhat.learner == MAIN) & (nhat.alpha == alpha)].sort_values(T)
+        ok = plotting.uncensored(nh)
+        nb = np.log2(nh[T].to_numpy(float))
+        vals = nh["n_hat"].to_numpy()[ok]
+        b_at = bound[np.isin(bs, nb[ok])]
+        below = bool(ok.any() and np.all(vals <= b_at))
+        p0, p1 = parts[0], parts[-1]
+        rows.append(VerdictRow(
+            claim="C12", figure=EXPERIMENT,
+            setting=f"Set Cover Learner + Select Halfplane at the theorem's budget, k=1, "
+                    f"T=2^{int(bs.min())}..2^{int(bs.max())}, alpha={alpha:g}; ({eps:g}, "
+                    f"{delta:g})-DP for all examples (Claim 3.4, eps_hat={eh:.4f})",
+            paper="n = O~(k log T / (alpha eps)) (Thm 4.7, Lemma 4.6)",
+            measured=f"slope of log n_hat vs log b = {fmt_slope(fit)}; n_hat "
+                     + ", ".join(f"b={int(b)}: {v:.0f}" for b, v in zip(nb[ok], vals))
+                     + "".join(f"; b={int(b)}: {c}-censored"
+                               for b, c in zip(nb[~ok], nh["censored"][~ok])),
+            theory=f"{th_lo:.2f}..1 (Thm 4.7, constant 1: {p0['factor']:.3g} x (EM "
+                   f"(8/eps_s) b ln 2 = {p0['em_T']:.3g}..{p1['em_T']:.3g} + EM T-free "
+                   f"(8/eps_s) ln(2/beta_s) = {p0['em_free']:.3g} + Laplace (1/eps') "
+                   f"ln((k/beta) ln(1/alpha)) = {p0['laplace']:.3g}) = "
+                   f"{bound.min():.3g}..{bound.max():.3g}; .. pure log T)",
+            looseness=float(np.median(b_at / vals)) if vals.size else math.nan,
+            verdict=upper_bound_verdict(fit, th_lo, 1.0, below_bound=below),
+            slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"], d=2, epsilon=eps,
+            alpha=float(alpha), extra=f"{MAIN} theorem budget; T=2^{int(bs.min())}.."
+                                      f"2^{int(bs.max())}"))
+    return rows
+
+
 def _bits(trials):
     return trials.assign(b=np.log2(trials[T].astype(float)))
 
@@ -88,7 +171,7 @@ def _bits(trials):
 def analyse(results) -> list[VerdictRow]:
     data = results.load(EXPERIMENT)
     if data is None:
-        return []
+        return theorem_rows(results)
     trials, nhat = data
     trials = _bits(trials)
     beta = beta_of(nhat)
@@ -143,7 +226,7 @@ def analyse(results) -> list[VerdictRow]:
                 epsilon=priv.get("overall", priv["epsilon"]) if learner == MAIN
                 else priv["ppm_epsilon"] if learner == "ppm" else math.nan,
                 alpha=float(alpha), extra=f"{learner}; {rng_txt}"))
-    return rows
+    return rows + theorem_rows(results)
 
 
 def draw_panel(ax, results, alpha=None) -> str:
@@ -163,18 +246,50 @@ def draw_panel(ax, results, alpha=None) -> str:
     return privacy_note(_bits(trials))["short"]
 
 
+def _theorem_panel(ax, results, rows) -> None:
+    trials, nhat = results.load(THEOREM)
+    beta = beta_of(nhat)
+    eps, delta = first(trials, "learner.epsilon"), first(trials, "learner.delta")
+    ts = np.sort(trials[T].unique()).astype(float)
+    for i, alpha in enumerate(alphas_of(nhat)):
+        sub = nhat[(nhat.learner == MAIN) & (nhat.alpha == alpha)].sort_values(T)
+        plotting.draw_nhat(ax, sub[T], sub, float(trials["n"].max()),
+                           dict(color=f"C{i}", marker="D", ls="-"),
+                           f"Set Cover Learner, alpha = {alpha:g}")
+    a = float(alphas_of(nhat).max())
+    parts = [theorem_4_7_parts(np.log2(t), a, beta, eps, delta) for t in ts]
+    ax.plot(ts, [p["n"] for p in parts], color="0.3", ls="--", lw=1,
+            label=f"Thm 4.7 (constant 1), alpha = {a:g}")
+    ax.plot(ts, [p["factor"] * p["em_T"] for p in parts], color="0.3", ls=":", lw=1,
+            label=f"its EM part (8/eps_s) b ln 2 alone, alpha = {a:g}")
+    plotting.log_axes(ax, None, "grid {0..T}^2: T", plotting.nhat_label(beta), base=2)
+    ax.set_title(f"theorem's budget: ({eps:g}, {delta:g})-DP for all examples\n"
+                 + "\n".join(f"alpha={r.alpha:g}: slope {fmt_interval(r.slope, r.slope_lo, r.slope_hi)} ({r.verdict})"
+                             for r in rows), fontsize=7)
+    plotting.legend_below(ax, ncol=1)
+
+
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
-    fig, (ax,) = plotting.panels(1, 7.4, 6.8)
+    theorem = results.load(THEOREM) is not None
+    if results.load(EXPERIMENT) is None:
+        return
+    fig, axes = plotting.panels(2 if theorem else 1, 7.4, 6.8)
+    ax = axes[0]
     text = draw_panel(ax, results)
     trials, _ = results.load(EXPERIMENT)
-    ppm_eps = first(trials[trials.learner == "ppm"], "learner.epsilon")
+    ppm_eps = privacy_note(_bits(trials))["ppm_epsilon"]  # PPM is a baseline here
     ax.set_title(f"Set Cover Learner: {text}\nPPM: pure {ppm_eps:g}-DP for private examples "
                  f"only (public = label 0); ERM: not private", fontsize=8)
+    if theorem:
+        _theorem_panel(axes[1], results,
+                       [r for r in rows if "theorem budget" in r.extra])
     plotting.save(fig, out_dir, EXPERIMENT, "C12: halfplanes on the grid, fully private "
                   "Set Cover Learner vs PPM")
 
 
-CLAIM = Claim(id="C12", name=EXPERIMENT, statement=STATEMENT, experiments=(EXPERIMENT,),
+CLAIM = Claim(id="C12", name=EXPERIMENT, statement=STATEMENT,
+              experiments=(EXPERIMENT, THEOREM),
               analyse=analyse, plot=plot, headline={"alpha": 0.1},
-              # ~12 CPU-min (80 trials, 27 n, 3 learners): restored by make reproduce
-              committed=(EXPERIMENT,))
+              # ~12 CPU-min (80 trials, 27 n, 3 learners) and, at the theorem's budget, ~5:
+              # restored by make reproduce
+              committed=(EXPERIMENT, THEOREM))

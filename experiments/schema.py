@@ -60,6 +60,16 @@ class PlantedConjunctionConf:
 
 
 @dataclass
+class DecoyConjunctionConf:
+    _target_: str = "ppm.set_cover.populations.DecoyConjunction"
+    D: int = 64
+    k: int = 2
+    w_pub: float = 0.5
+    decoy_alpha: float = 0.1
+    geometry_seed: int = 0
+
+
+@dataclass
 class GridPolygonConf:
     _target_: str = "ppm.set_cover.GridPolygon"
     T: int = 1024
@@ -67,6 +77,16 @@ class GridPolygonConf:
     w_pub: float = 0.5
     support: Optional[int] = 32
     geometry_seed: int = 0
+
+
+@dataclass
+class NoisyBigGridThresholdsConf:
+    _target_: str = "ppm.semi_supervised.big_grid.NoisyBigGridThresholds"
+    b: int = 64
+    support: int = 25
+    cut: float = 0.5
+    eta: float = 0.1
+    spacing_bits: int = 16
 
 
 @dataclass
@@ -159,8 +179,11 @@ def register_configs() -> None:
     cs.store(group="population", name="grid_thresholds_schema", node=GridThresholdsConf)
     cs.store(group="population", name="breast_cancer_schema", node=BreastCancerConf)
     cs.store(group="population", name="planted_conjunction_schema", node=PlantedConjunctionConf)
+    cs.store(group="population", name="decoy_conjunction_schema", node=DecoyConjunctionConf)
     cs.store(group="population", name="grid_polygon_schema", node=GridPolygonConf)
     cs.store(group="population", name="big_grid_thresholds_schema", node=BigGridThresholdsConf)
+    cs.store(group="population", name="noisy_big_grid_thresholds_schema",
+             node=NoisyBigGridThresholdsConf)
     cs.store(group="population", name="margin_family_schema", node=MarginFamilyConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
     cs.store(group="learner", name="set_cover_schema", node=SetCoverLearnerConf)

@@ -59,6 +59,7 @@ STABLE_NAMES = {
     "ppm.set_cover.learner.SetCoverLearner": "ppm.set_cover.SetCoverLearner",
     "ppm.set_cover.greedy.GreedySetCover": "ppm.set_cover.GreedySetCover",
     "ppm.set_cover.populations.PlantedConjunction": "ppm.set_cover.PlantedConjunction",
+    "ppm.set_cover.populations.DecoyConjunction": "ppm.set_cover.populations.DecoyConjunction",
     "ppm.set_cover.polygon_population.GridPolygon": "ppm.set_cover.GridPolygon",
     # BNS15
     "ppm.semi_supervised.generic.GenericLearner": "ppm.semi_supervised.GenericLearner",
@@ -67,6 +68,8 @@ STABLE_NAMES = {
     "ppm.semi_supervised.threshold_em.GapThresholdMechanism":
         "ppm.semi_supervised.GapThresholdMechanism",
     "ppm.semi_supervised.big_grid.BigGridThresholds": "ppm.semi_supervised.BigGridThresholds",
+    "ppm.semi_supervised.big_grid.NoisyBigGridThresholds":
+        "ppm.semi_supervised.big_grid.NoisyBigGridThresholds",
 }
 
 

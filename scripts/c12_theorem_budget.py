@@ -1,6 +1,7 @@
 """C12 at the theorem's privacy budget: how much data the Set Cover Learner with exact Select
 Halfplane needs at (epsilon, delta) = (0.9, 1e-6) and Claim 3.4's per-round budget (no
-``epsilon_hat`` knob), on C12's population (prints numbers; the sweep itself runs the documented
+``epsilon_hat`` knob), on C12's population (prints numbers; the sweep at this budget is
+configs/experiment/c12_theorem_budget.yaml, the comparison with PPM runs the documented
 per-round budget epsilon_hat = 0.5, see configs/experiment/c12_grid_halfplanes.yaml).
 
     python -m scripts.c12_theorem_budget [--trials 10]

@@ -111,3 +111,20 @@ def test_every_configurable_class_has_a_stable_name(target):
     """A class outside the table would hash under its module path: moving it would change every
     seed of its experiments."""
     assert seeding.defining_path(get_class(target)) in seeding.STABLE_NAMES
+
+
+@pytest.mark.parametrize("experiment", COMMITTED)
+def test_committed_n_hat_is_what_the_code_computes_from_the_committed_trials(experiment):
+    """A committed n_hat.csv is never stale: the current analysis, run on the committed
+    trials.csv with the experiment's own analysis settings, writes the same bytes."""
+    import io
+
+    from analysis.aggregate import n_hat_table
+
+    analysis = _compose([f"experiment={experiment}"]).analysis
+    trials = pd.read_csv(ROOT / "results" / experiment / "trials.csv", low_memory=False,
+                         dtype={"cell_key": str})
+    buf = io.StringIO()
+    n_hat_table(trials, list(analysis.alphas), analysis.beta, analysis.confidence).to_csv(
+        buf, index=False)
+    assert buf.getvalue() == (ROOT / "results" / experiment / "n_hat.csv").read_text()

@@ -2,11 +2,11 @@
 (docs/model.md §§9.3-9.5): GenericLearner, the LabelBoost wrapper, the private active learner."""
 
 from .active import PrivateActiveLearner
-from .big_grid import BigGridThresholds
+from .big_grid import BigGridThresholds, NoisyBigGridThresholds
 from .big_points import BigPoints
 from .generic import GenericLearner
 from .label_boost import LabelBoostLearner
 from .threshold_em import GapThresholdMechanism
 
-__all__ = ["BigGridThresholds", "BigPoints", "GapThresholdMechanism", "GenericLearner",
+__all__ = ["BigGridThresholds", "NoisyBigGridThresholds", "BigPoints", "GapThresholdMechanism", "GenericLearner",
            "LabelBoostLearner", "PrivateActiveLearner"]

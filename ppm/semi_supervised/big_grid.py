@@ -107,3 +107,78 @@ class BigGridThresholds:
             raise ValueError(f"predict must return {len(pts)} labels in {{0, 1}}")
         truth = (pts.offsets >= self._params["support"]).astype(np.int64)
         return float(np.mean(pred != truth)), 0.0
+
+
+class NoisyBigGridThresholds(BigGridThresholds):
+    """Thresholds on ``{0..2^b - 1}`` with spread-out support and label noise (claim C14).
+
+    :class:`BigGridThresholds` puts its mass on ``2 support`` adjacent points and labels them
+    without noise, so after one LabelBoost round every trial is exactly right (errors 0 or 1/2:
+    ``n_hat`` is the size at which the wrapper stops failing, whatever ``b``). Here the
+    ``2 support`` points ``c + g j``, ``j = -support .. support - 1``, ``g = 2^spacing_bits``,
+    carry mass ``1 / (2 support)`` each, and every label is ``1[x >= c]`` flipped with
+    probability ``eta`` (independently). The Bayes classifier is the cut, ``opt() = eta``; a
+    threshold that puts ``r`` support points on the wrong side has error ``eta + (1 - 2 eta) r
+    / (2 support)`` (exact, :meth:`true_error`), so the excess error falls in steps of ``(1 - 2
+    eta) / (2 support)`` as the learners improve, and LabelBoost's exponential mechanism on
+    noisy labels has something to get wrong. Every example is private.
+
+    Parameters
+    ----------
+    b, support, cut :
+        As in :class:`BigGridThresholds` (the points must fit: ``c - g support >= 0`` and
+        ``c + g support <= 2^b``).
+    eta : float in [0, 1/2)
+        Label noise rate.
+    spacing_bits : int in [0, 40]
+        ``g = 2^spacing_bits`` between consecutive support points.
+    """
+
+    realizable = False
+
+    def __init__(self, *, b=64, support=25, cut=0.5, eta=0.1, spacing_bits=16):
+        if isinstance(eta, bool) or not isinstance(eta, Real) or not 0.0 <= float(eta) < 0.5:
+            raise ValueError(f"eta must be a number in [0, 1/2), got {eta!r}")
+        g_bits = check_positive_int(spacing_bits, "spacing_bits", minimum=0)
+        if g_bits > 40:
+            raise ValueError(f"spacing_bits must be <= 40, got {spacing_bits!r}")
+        super().__init__(b=b, support=support, cut=cut)
+        s, g = self._params["support"], 1 << g_bits
+        if self._c < g * s or self._c + g * s > (1 << self._params["b"]):
+            raise ValueError(f"support={s} points {g} apart on each side of the cut do not fit "
+                             f"in {{0..2^{self._params['b']} - 1}}")
+        self._params.update(eta=float(eta), spacing_bits=g_bits)
+        self._g = g
+
+    def __repr__(self) -> str:
+        return ("NoisyBigGridThresholds("
+                + ", ".join(f"{k}={v!r}" for k, v in self._params.items()) + ")")
+
+    def support_points(self) -> BigPoints:
+        s = self._params["support"]
+        return BigPoints(self._c - self._g * s, self._g * np.arange(2 * s, dtype=np.int64))
+
+    def opt(self) -> float:
+        return self._params["eta"]
+
+    def sample(self, n, random_state=None):
+        """``n`` i.i.d. examples: ``(X BigPoints, y int64, public all False)``."""
+        n = check_positive_int(n, "n", minimum=0)
+        rng = check_random_state(random_state)
+        s = self._params["support"]
+        k = rng.integers(0, 2 * s, size=n, dtype=np.int64)
+        flip = rng.random(n) < self._params["eta"]
+        y = ((k >= s) ^ flip).astype(np.int64)
+        return BigPoints(self._c - self._g * s, self._g * k), y, np.zeros(n, dtype=bool)
+
+    def true_error(self, predict, n_test=None, random_state=None):
+        """EXACT error ``eta + (1 - 2 eta) (wrong side) / (2 support)``; se 0."""
+        if not callable(predict):
+            raise ValueError(f"predict must be callable, got {predict!r}")
+        pts = self.support_points()
+        pred = np.asarray(predict(pts))
+        if pred.shape != (len(pts),) or not np.all(np.isin(pred, (0, 1))):
+            raise ValueError(f"predict must return {len(pts)} labels in {{0, 1}}")
+        truth = np.arange(len(pts)) >= self._params["support"]
+        eta = self._params["eta"]
+        return float(eta + (1 - 2 * eta) * np.mean(pred != truth)), 0.0

@@ -3,7 +3,7 @@
 :class:`SetCoverLearner` (section 3, docs/model.md §9.1) over a base class: literals
 (:mod:`.literals`, conjunctions over ``{0,1}^D``) or halfplanes of the grid ``{0..T}^2``
 (:mod:`.halfplanes`, exact Select Halfplane of section 4). :class:`GreedySetCover` is the
-non-private classical learner; :class:`PlantedConjunction` the population of claim C11,
+non-private classical learner; :class:`PlantedConjunction` and :class:`DecoyConjunction` the populations of claim C11,
 :class:`GridPolygon` / :func:`GridHalfplane` the grid populations of claim C12.
 """
 
@@ -13,10 +13,11 @@ from .halfplanes import Halfplane, HalfplaneSelector
 from .learner import SetCoverLearner
 from .literals import Literal, LiteralSelector
 from .polygon_population import GridHalfplane, GridPolygon
-from .populations import PlantedConjunction
+from .populations import DecoyConjunction, PlantedConjunction
 
 __all__ = [
     "BaseClassSelector",
+    "DecoyConjunction",
     "GreedySetCover",
     "GridHalfplane",
     "GridPolygon",

@@ -156,3 +156,111 @@ class PlantedConjunction:
         p_neg = np.mean([p_one({**target, v: 1 - s}) for v, s in target.items()])
         w = self._params["w_pub"]
         return float((1 - w) * (1 - p_pos) + w * p_neg)
+
+
+class DecoyConjunction(PlantedConjunction):
+    """Planted conjunction with *decoy* literals that cost only ``alpha_0 / (2k)`` of the
+    positives (claim C11's population where Theorem 3.5's factor ``k`` must show).
+
+    On :class:`PlantedConjunction` every wrong literal labels about half the positives 0, so
+    the exponential mechanism separates it from the target at ``n ~ (8 / eps_hat) ln(2DR /
+    (k beta))``, with no factor ``k``. Here every non-target variable ``v`` carries a decoy
+    literal ``(v, s_v)`` (sign drawn by ``geometry_seed``) that looks like a target literal on
+    the negatives and is almost right on the positives:
+
+    * positives (``y = 1``): target variables at their target value; ``x_v = s_v`` except with
+      probability ``p = decoy_alpha / (2k)`` (then ``x_v = 1 - s_v``), independently per ``v``;
+    * negatives (``y = 0``): one target literal violated (uniform over the ``k``), the other
+      target literals satisfied, as in :class:`PlantedConjunction`; each decoy literal violated
+      (``x_v = 1 - s_v``) with probability ``1 / k``, independently -- so a decoy deletes about
+      ``|S_0| / k`` negatives, as much as a target literal, and its score in the Set Cover
+      Learner is ``q ~ -p |S_1|`` (the second term of the min), not ``min(., 0) = 0``.
+
+    Each decoy kept in the output costs ``(1 - w_pub) p`` of error, and the learner runs ``R =
+    ceil(2k ln(2/alpha_0))`` rounds: error ``<= decoy_alpha / 2`` (at ``w_pub = 1/2``) needs
+    fewer than about ``2k`` decoys, i.e. the exponential mechanism must prefer the ``k``
+    target literals (score 0) over the ``D - k`` decoys (score ``-p n_1``) in most rounds, which
+    takes ``n_1 p eps_hat / 2 ~ ln(2 (D - k) / k)``: ``n ~ (8k / (decoy_alpha eps_hat))
+    ln(2 (D - k) / k)`` (at ``w_pub = 1/2``), linear in ``k`` up to the logarithm. Realizable by
+    the target (``opt() = 0``); the other literal of a decoy variable labels ``1 - p`` of the
+    positives 0 and never competes.
+
+    Parameters
+    ----------
+    D, k, w_pub, geometry_seed :
+        As in :class:`PlantedConjunction` (``k < D``: at least one decoy).
+    decoy_alpha : float in (0, 1]
+        ``p = decoy_alpha / (2k)``: the fraction of the positives a decoy literal labels 0.
+    """
+
+    def __init__(self, *, D=64, k=2, w_pub=0.5, decoy_alpha=0.1, geometry_seed=0):
+        super().__init__(D=D, k=k, w_pub=w_pub, geometry_seed=geometry_seed)
+        D, k = self._params["D"], self._params["k"]
+        if k >= D:
+            raise ValueError(f"k must be < D (at least one decoy variable), got k={k!r}, D={D!r}")
+        decoy_alpha = check_closed_unit(decoy_alpha, "decoy_alpha")
+        if decoy_alpha == 0.0:
+            raise ValueError("decoy_alpha must be > 0")
+        self._params = {"D": D, "k": k, "w_pub": self._params["w_pub"],
+                        "decoy_alpha": decoy_alpha, "geometry_seed": geometry_seed}
+        # decoy signs from a stream of their own (the target's draws above are unchanged)
+        g = np.random.default_rng([int(geometry_seed), 1])
+        self._decoy_vars = np.setdiff1d(np.arange(D), self._vars)
+        self.decoy_signs = g.integers(0, 2, size=self._decoy_vars.size).astype(np.uint8)
+
+    @property
+    def decoy_rate(self) -> float:
+        """``p``: the fraction of the positives that a decoy literal labels 0."""
+        return self._params["decoy_alpha"] / (2 * self._params["k"])
+
+    @property
+    def decoys(self) -> list[tuple[int, int]]:
+        """The decoy literals ``(variable, sign)``."""
+        return [(int(v), int(s)) for v, s in zip(self._decoy_vars, self.decoy_signs)]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"DecoyConjunction({args})"
+
+    def _draw(self, n_pos: int, n_neg: int, rng: np.random.Generator) -> np.ndarray:
+        """``n_pos`` positives then ``n_neg`` negatives (uint8 rows), in chunks."""
+        D, k = self._params["D"], self._params["k"]
+        X = np.empty((n_pos + n_neg, D), dtype=np.uint8)
+        X[:, self._vars] = self.halfspace_signs
+        for lo in range(0, n_pos + n_neg, _CHUNK):
+            hi = min(lo + _CHUNK, n_pos + n_neg)
+            rate = np.where(np.arange(lo, hi) < n_pos, self.decoy_rate, 1.0 / k)
+            flip = rng.random((hi - lo, self._decoy_vars.size), dtype=np.float32) < \
+                rate[:, None].astype(np.float32)
+            X[lo:hi, self._decoy_vars] = self.decoy_signs ^ flip.astype(np.uint8)
+        violated = rng.integers(0, k, size=n_neg)
+        rows = n_pos + np.arange(n_neg)
+        X[rows, self._vars[violated]] = 1 - self.halfspace_signs[violated]
+        return X
+
+    def conjunction_error(self, literals) -> float:
+        """EXACT error of the conjunction of ``literals`` (``(variable, sign)`` pairs).
+
+        Every variable is independent given the label (and, for negatives, the violated target
+        literal), so ``P[h = 1]`` is a product over the distinct variables of ``h``."""
+        lits = {(int(v), int(s)) for v, s in literals}
+        signs = {}
+        for v, s in lits:
+            if signs.setdefault(v, s) != s:
+                return 1.0 - self._params["w_pub"]
+        target, k = dict(self.target), self._params["k"]
+        decoy = dict(self.decoys)
+
+        def p_one(assign, rate):  # P[h = 1]; target variables fixed to `assign`
+            p = 1.0
+            for v, s in signs.items():
+                if v in target:
+                    p *= float(s == assign[v])
+                else:  # x_v = decoy sign except with probability `rate`
+                    p *= (1 - rate) if s == decoy[v] else rate
+            return p
+
+        p_pos = p_one(target, self.decoy_rate)
+        p_neg = np.mean([p_one({**target, v: 1 - s}, 1.0 / k) for v, s in target.items()])
+        w = self._params["w_pub"]
+        return float((1 - w) * (1 - p_pos) + w * p_neg)

@@ -1,0 +1,193 @@
+"""Claims C11-C15 (KMMS19, BNS15): the populations that let them fail, their rules, their rows.
+
+* :class:`~ppm.set_cover.populations.DecoyConjunction`: a decoy literal deletes about
+  ``decoy_alpha / (2k)`` of the positives and ``1/k`` of the negatives (the k-factor property);
+* :class:`~ppm.semi_supervised.big_grid.NoisyBigGridThresholds`: noise rate, exact error;
+* every new rule returns "does not hold" on synthetic numbers on each side it should;
+* the claims give the new rows on the committed results.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from claims import c11_set_cover as c11
+from claims import c12_grid_halfplanes as c12
+from claims import c13_generic as c13
+from claims import c14_label_boost as c14
+from claims import c15_active as c15
+from claims.base import ResultStore
+from claims.verdicts import FAILS, HOLDS, counted
+from ppm.semi_supervised.big_grid import NoisyBigGridThresholds
+from ppm.semi_supervised.big_points import as_big_points
+from ppm.set_cover import SetCoverLearner
+from ppm.set_cover.populations import DecoyConjunction
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _fit(slope, lo, hi, n_points=4):
+    return {"slope": slope, "lo": lo, "hi": hi, "n_points": n_points}
+
+
+# --- C11: the decoy population -------------------------------------------------------------
+
+@pytest.mark.parametrize("k", [1, 2, 4, 8])
+def test_a_decoy_literal_deletes_alpha_over_2k_of_the_positives(k):
+    pop = DecoyConjunction(D=40, k=k, decoy_alpha=0.2, geometry_seed=3)
+    X, y, public = pop.sample(60000, random_state=k)
+    assert np.array_equal(pop.target_predict(X), y) and np.array_equal(public, y == 0)
+    v, s = np.array(pop.decoys).T
+    deleted_pos = (X[y == 1][:, v] != s).mean()  # over the decoys and the positives
+    deleted_neg = (X[y == 0][:, v] != s).mean()
+    assert deleted_pos == pytest.approx(0.2 / (2 * k), rel=0.05)
+    assert pop.decoy_rate == pytest.approx(0.2 / (2 * k))
+    assert deleted_neg == pytest.approx(1 / k, rel=0.05)  # as much as a target literal
+    tv, ts = np.array(pop.target).T
+    assert (X[y == 0][:, tv] != ts).sum(axis=1).tolist() == [1] * int((y == 0).sum())
+
+
+def test_decoy_conjunction_error_is_exact():
+    pop = DecoyConjunction(D=12, k=2, decoy_alpha=0.3, geometry_seed=1)
+    d = pop.decoys
+    for lits in (pop.target, pop.target + d[:3], d[:2], [pop.target[0]], []):
+        exact = pop.conjunction_error(lits)
+        est = SetCoverLearner(k=2).fit(*pop.sample(50, random_state=0)[:2])
+        est.hypotheses_ = [tuple(h) for h in lits]
+        if lits:
+            err, se = pop.true_error(est.predict, n_test=200000, random_state=2)
+            assert err == pytest.approx(exact, abs=5 * se + 1e-9)
+    assert pop.conjunction_error(pop.target) == 0.0
+    # one decoy more costs (1 - w_pub) p
+    assert pop.conjunction_error(pop.target + d[:1]) == pytest.approx(0.5 * pop.decoy_rate)
+
+
+def test_decoy_conjunction_rejects_bad_values():
+    with pytest.raises(ValueError, match="k must be < D"):
+        DecoyConjunction(D=3, k=3)
+    with pytest.raises(ValueError, match="decoy_alpha"):
+        DecoyConjunction(D=8, k=2, decoy_alpha=0.0)
+    with pytest.raises(ValueError, match="decoy_alpha"):
+        DecoyConjunction(D=8, k=2, decoy_alpha=1.5)
+
+
+def test_the_decoy_prediction_is_linear_in_k_up_to_a_log():
+    ks = np.array([1, 2, 4, 8])
+    pred = [c11.decoy_prediction(int(k), 64, 0.05, 0.1, 0.0143) for k in ks]
+    slope = np.polyfit(np.log(ks), np.log(pred), 1)[0]
+    assert 0.6 < slope < 1.0
+
+
+def test_c11_k_rule_fails_both_ways():
+    assert c11.k_rate_verdict(_fit(0.9, 0.8, 1.0), 0.8, 1.1, True) == HOLDS
+    flat = c11.k_rate_verdict(_fit(0.05, -0.1, 0.2), 0.8, 1.1, True)
+    steep = c11.k_rate_verdict(_fit(1.6, 1.45, 1.8), 0.8, 1.1, True)
+    assert flat.startswith(FAILS) and "flatter" in flat
+    assert steep.startswith(FAILS) and "steeper" in steep
+    assert "exceeds" in c11.k_rate_verdict(_fit(0.9, 0.8, 1.0), 0.8, 1.1, False)
+
+
+# --- C12: the theorem's explicit form ---------------------------------------------------
+
+def test_c12_theorem_parts_add_up_and_grow_like_b():
+    p6, p20 = (c12.theorem_4_7_parts(b, 0.1, 0.1, 0.9, 1e-6) for b in (6, 20))
+    for p in (p6, p20):
+        total = p["factor"] * (p["em_T"] + p["em_free"] + p["laplace"] + p["vc"])
+        assert p["n"] == pytest.approx(total)
+    assert p20["em_T"] / p6["em_T"] == pytest.approx(20 / 6)
+    assert p6["em_free"] == p20["em_free"] and p6["laplace"] == p20["laplace"]
+    # eps_s = eps_hat / 2 with Claim 3.4's eps_hat = 0.0143 at (0.9, 1e-6)
+    assert p6["em_T"] == pytest.approx(8 / (0.01428 / 2) * 6 * math.log(2), rel=2e-3)
+
+
+# --- C13: the contrast and the unlabelled rate -------------------------------------------
+
+def test_c13_difference_rule():
+    assert c13.difference_verdict(_fit(0.6, 0.45, 0.75), 0.66) == HOLDS
+    assert c13.difference_verdict(_fit(0.2, 0.01, 0.38), 0.66) == FAILS  # weaker contrast
+    assert c13.difference_verdict(_fit(0.0, -0.2, 0.2), 0.66) == FAILS
+    assert c13.difference_verdict(_fit(0.5, -0.05, 0.8), 0.66).startswith("inconclusive")
+
+
+def test_c13_unlabelled_rule_is_theorem_3_3s_rate():
+    th = c13.theorem_3_3_slope([4, 8, 12, 16, 18], 0.1, 0.1)
+    assert 0.95 < th <= 1.0
+    assert c13.grows_verdict(_fit(1.0, 0.85, 1.15), th, 1.0) == HOLDS
+    assert c13.grows_verdict(_fit(0.0, -0.2, 0.2), th, 1.0).startswith(FAILS)
+    assert "faster" in c13.grows_verdict(_fit(1.6, 1.4, 1.8), th, 1.0)
+
+
+def test_c13_paired_difference_on_committed_trials():
+    results = ResultStore(ROOT / "results", n_boot=20)
+    trials = c13._load(results, "c13_generic_domain")[0]
+    d = c13.slope_difference(trials, 0.2, 0.1, n_boot=20)
+    gl = c13.sample_complexity_slope_against(trials[trials.learner == c13.GL], "b", 0.2, 0.1,
+                                             error_col=c13.ERROR_COL, n_boot=0)
+    fp = c13.sample_complexity_slope_against(trials[trials.learner == c13.FP], "b", 0.2, 0.1,
+                                             error_col=c13.ERROR_COL, n_boot=0)
+    assert d["slope"] == pytest.approx(fp["slope"] - gl["slope"])
+    assert d["lo"] <= d["slope"] <= d["hi"] and d["n_points"] >= 3
+
+
+# --- C14: the noisy population ---------------------------------------------------------
+
+def test_noisy_big_grid_thresholds():
+    pop = NoisyBigGridThresholds(b=64, support=10, eta=0.2, spacing_bits=8)
+    X, y, public = pop.sample(40000, random_state=0)
+    truth = pop.target_predict(X)
+    assert (y != truth).mean() == pytest.approx(0.2, abs=0.01) and not public.any()
+    assert pop.opt() == 0.2
+    assert pop.true_error(pop.target_predict) == (pytest.approx(0.2), 0.0)
+    pts = pop.support_points()
+    assert np.all(np.diff(pts.offsets) == 256)
+    # one support point on the wrong side costs (1 - 2 eta) / (2 support)
+    def shifted(Z):
+        return as_big_points(Z).at_least(pop.cut_point - 256).astype(np.int64)
+
+    assert pop.true_error(shifted)[0] == pytest.approx(0.2 + 0.6 / 20)
+    with pytest.raises(ValueError, match="eta"):
+        NoisyBigGridThresholds(eta=0.5)
+    with pytest.raises(ValueError, match="do not fit"):
+        NoisyBigGridThresholds(b=8, support=10, spacing_bits=6)
+
+
+# --- C15: the separation rule ------------------------------------------------------------
+
+def test_c14_a_n_hat_at_the_size_step_is_not_counted():
+    import pandas as pd
+    by = pd.DataFrame({"n_hat": [12544.0, 12540.0], "censored": [None, None]})
+    assert not counted(c14.at_the_step("holds", by, [12400, 12552, 13000], 12552))
+    by2 = pd.DataFrame({"n_hat": [12544.0, 14000.0], "censored": [None, None]})
+    assert c14.at_the_step("does not hold", by2, [12400, 12552, 13000], 12552) == FAILS
+
+
+def test_c15_separation_rule():
+    nan = math.nan
+    assert c15.separation_verdict((50, 40, 120), (930, 750, nan), 200) == HOLDS
+    assert c15.separation_verdict((900, 800, 1000), (300, 250, 350), 2000) == FAILS
+    assert c15.separation_verdict((300, 250, 350), (900, 800, nan), 200) == FAILS
+    assert c15.separation_verdict((50, 40, 300), (200, 150, 250), 1000).startswith(
+        "inconclusive")
+
+
+# --- rows on the committed results -------------------------------------------------------
+
+@pytest.mark.parametrize("module, extra", [
+    (c11, "decoys, set_cover; k"), (c12, "theorem budget"), (c13, "labelled contrast"),
+    (c14, "wrapper noisy"), (c15, "separation")])
+def test_new_rows_on_committed_results(module, extra):
+    rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
+    new = [r for r in rows if extra in r.extra]
+    assert new and any(counted(r.verdict) for r in new) and all(r.measured for r in new)
+
+
+@pytest.mark.parametrize("module, extra", [
+    (c11, "composition=set_cover; k"), (c14, "wrapper"), (c15, "active")])
+def test_rows_built_in_by_the_design_are_not_counted(module, extra):
+    rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
+    old = [r for r in rows if r.extra == extra]
+    assert old and not any(counted(r.verdict) for r in old)
