@@ -76,8 +76,8 @@ def noisy_rows(results) -> list[VerdictRow]:
     need = min_labelled(10**6, a0, 0.1)
     rows = []
     for alpha in alphas_of(nhat):
-        fit = _snap(sample_complexity_slope_against(sub, B, alpha, beta, error_col=ERROR_COL,
-                                                    n_boot=results.n_boot))
+        fit = sample_complexity_slope_against(sub, B, alpha, beta, error_col=ERROR_COL,
+                                              n_boot=results.n_boot)
         by = empirical_sample_complexity(sub, [alpha], beta, by=[B], error_col=ERROR_COL)
         vals = ", ".join(f"b={int(r[B])}: {r.n_hat:.0f}" if not r.censored else
                          f"b={int(r[B])}: {r.censored}-censored"
