@@ -32,7 +32,7 @@ import pandas as pd
 
 from scipy.optimize import brentq
 
-from ppm._validation import check_open_unit, check_positive_int, check_random_state
+from ppm.validation import check_open_unit, check_positive_int, check_random_state
 from analysis.sample_complexity import (bootstrap, check_alphas, check_df, check_n_values,
                                    interpolate_n_hat, loglog_slope)
 

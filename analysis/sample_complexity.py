@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta as beta_dist
 
-from ppm._validation import check_open_unit, check_positive_int, check_random_state
+from ppm.validation import check_open_unit, check_positive_int, check_random_state
 
 __all__ = [
     "success_curve",

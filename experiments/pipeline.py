@@ -42,7 +42,7 @@ from experiments import cache, columns, seeding
 from experiments.lifecycle import die_with_parent
 from ppm.diagnostics import empirical_error
 from ppm.populations import check_population
-from ppm._validation import NoPublicExamplesWarning, check_open_unit, check_positive_int
+from ppm.validation import NoPublicExamplesWarning, check_open_unit, check_positive_int
 
 def _learner_label(est_cfg: dict) -> str:
     name = str(est_cfg["_target_"]).rsplit(".", 1)[-1]

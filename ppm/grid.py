@@ -12,7 +12,7 @@ from numbers import Real
 
 import numpy as np
 
-from ppm._validation import check_positive_int
+from ppm.validation import check_positive_int
 
 
 def check_bound(value, name: str) -> float:

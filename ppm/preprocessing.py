@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
-from ppm._validation import check_X
+from ppm.validation import check_X
 from ppm.baselines.logistic import public_scaling
 
 __all__ = ["PrivacyWarning", "PublicStandardScaler", "check_pipeline"]

@@ -23,7 +23,7 @@ import pytest
 
 from experiments.pipeline import validate_config
 from ppm import PPMHalfspaceLearner
-from ppm._validation import NoPublicExamplesWarning
+from ppm.validation import NoPublicExamplesWarning
 from ppm.baselines import ERMHalfspace, PublicOnly
 from ppm.populations import GaussianClusters
 from ppm.baselines.semi_private import SemiPrivateHalfspaceLearner

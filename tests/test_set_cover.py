@@ -262,7 +262,7 @@ def test_halfplanes_dispatch(monkeypatch):
 def test_counts_path_equals_generic_rounds(k, composition, n):
     """The literal learner's incremental counts give exactly the draws of the generic loop
     (select on the remaining examples, then delete), seed for seed."""
-    from ppm._validation import check_random_state
+    from ppm.validation import check_random_state
     from ppm.set_cover.literals import LiteralSelector
     X, y, _ = PlantedConjunction(D=32, k=k, geometry_seed=4).sample(n, random_state=1)
     for seed in range(4):

@@ -46,7 +46,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm._validation import (
+from ppm.validation import (
     check_epsilon,
     check_labelled_data,
     check_random_state,

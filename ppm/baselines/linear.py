@@ -29,7 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm._validation import (check_labelled_data, check_random_state, check_X,
+from ppm.validation import (check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
 
 _ERM_METHODS = ("auto", "threshold", "lp", "enumerate", "logistic")

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ppm._validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
+from ppm.validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
 from ppm.baselines.linear import LinearRule
 

@@ -8,7 +8,7 @@ from numbers import Real
 
 import numpy as np
 
-from ppm._validation import check_epsilon
+from ppm.validation import check_epsilon
 
 
 def as_real(value, name: str, *, low: float, low_open: bool, high: float = math.inf,

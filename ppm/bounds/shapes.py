@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ppm._validation import check_open_unit, check_positive_int
+from ppm.validation import check_open_unit, check_positive_int
 from ppm.bounds.checks import check_alpha_array, check_epsilon_array, scalar_or_array
 
 def _log_factor(d, eps, alpha):

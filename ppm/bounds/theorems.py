@@ -25,7 +25,7 @@ from scipy.special import gammaln, logsumexp
 
 from ppm.bounds.checks import (as_real, check_alpha_array, check_epsilon_array, check_n,
                                check_w_pub, scalar_or_array)
-from ppm._validation import check_epsilon, check_open_unit, check_positive_int
+from ppm.validation import check_epsilon, check_open_unit, check_positive_int
 # The O-shapes live in ppm.bounds.shapes (one concept per module); re-exported here.
 from ppm.bounds.shapes import (agnostic_shape, fit_shape_constant,  # noqa: F401
                               nonprivate_agnostic_shape, nonprivate_realizable_shape,

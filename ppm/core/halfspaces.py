@@ -46,7 +46,7 @@ from math import comb
 import numpy as np
 from numba import njit, prange
 
-from ppm._validation import check_positive_int, check_X
+from ppm.validation import check_positive_int, check_X
 
 DEFAULT_REL_TOL = 1e-9
 

@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm._validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
+from ppm.validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
 from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
 from ppm.core.hypothesis_class import (

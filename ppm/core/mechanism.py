@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from ppm._validation import check_epsilon
+from ppm.validation import check_epsilon
 
 
 def level_log_probabilities(counts: np.ndarray, epsilon: float) -> np.ndarray:

@@ -21,7 +21,7 @@ import math
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ppm._validation import check_labelled_data
+from ppm.validation import check_labelled_data
 
 __all__ = ["empirical_error", "n_mistakes", "score_histogram"]
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ppm._validation import check_positive_int, check_random_state
+from ppm.validation import check_positive_int, check_random_state
 
 # Two of the three features (mean texture, worst area, worst smoothness) with which Street,
 # Wolberg and Mangasarian (1993, "Nuclear feature extraction for breast tumor diagnosis") found

@@ -12,7 +12,7 @@ from numbers import Real
 
 import numpy as np
 
-from ppm._validation import check_closed_unit, check_positive_int, check_random_state, check_X
+from ppm.validation import check_closed_unit, check_positive_int, check_random_state, check_X
 from ppm.populations.base import param_property
 
 # Grid points evaluated per ``predict`` call in :meth:`GridThresholds.true_error` (bounds memory).

@@ -52,7 +52,7 @@ from numbers import Real
 
 import numpy as np
 
-from ppm._validation import check_open_unit, check_positive_int, check_random_state, check_X
+from ppm.validation import check_open_unit, check_positive_int, check_random_state, check_X
 
 # Grid for locating switch points of a rule: 2^16 cells of [-1, 1], 0 is a grid point.
 _GRID_CELLS = 1 << 16

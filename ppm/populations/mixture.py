@@ -28,7 +28,7 @@ from scipy import optimize
 from scipy.special import ndtr
 
 from ppm.populations.base import param_property
-from ppm._validation import (
+from ppm.validation import (
     check_closed_unit,
     check_positive_int,
     check_random_state,

@@ -43,7 +43,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm._validation import (check_epsilon, check_labelled_data, check_positive_int,
+from ppm.validation import (check_epsilon, check_labelled_data, check_positive_int,
                            check_random_state, check_X)
 from .generic import GenericLearner, labelled_sample_size
 from .sanitizer import sanitized_size

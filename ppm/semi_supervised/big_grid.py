@@ -21,7 +21,7 @@ from numbers import Real
 
 import numpy as np
 
-from ppm._validation import check_positive_int, check_random_state
+from ppm.validation import check_positive_int, check_random_state
 from .big_points import BigPoints
 
 

@@ -45,7 +45,7 @@ import math
 import numpy as np
 from sklearn.isotonic import isotonic_regression
 
-from ppm._validation import check_epsilon, check_open_unit, check_positive_int
+from ppm.validation import check_epsilon, check_open_unit, check_positive_int
 
 # 2^L node counts and prefix sums of 2^L cells are materialised: cap the tree depth.
 MAX_LEVELS = 24

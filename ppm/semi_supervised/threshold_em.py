@@ -35,7 +35,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm._validation import check_epsilon, check_labels, check_positive_int, check_random_state
+from ppm.validation import check_epsilon, check_labels, check_positive_int, check_random_state
 from .big_points import BigPoints, as_big_points
 
 

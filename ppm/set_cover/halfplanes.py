@@ -40,7 +40,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from ppm._validation import check_labels
+from ppm.validation import check_labels
 from . import _arrangement_kernels as K
 
 #: largest grid size for which the int64 sweep is exact (see the kernel module docstring)

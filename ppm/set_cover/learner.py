@@ -32,7 +32,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm._validation import check_open_unit, check_random_state
+from ppm.validation import check_open_unit, check_random_state
 from .base import (
     add_remove_budget,
     laplace_scale,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from ppm._validation import check_epsilon
+from ppm.validation import check_epsilon
 
 
 @dataclass(frozen=True)

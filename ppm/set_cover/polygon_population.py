@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ppm._validation import check_closed_unit, check_positive_int, check_random_state
+from ppm.validation import check_closed_unit, check_positive_int, check_random_state
 
 _SCALE = 4096  # integer normals: directions to ~1e-4 rad, products stay far below 2^53
 _EXACT_GRID = 2 ** 22

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ppm._validation import check_closed_unit, check_positive_int, check_random_state
+from ppm.validation import check_closed_unit, check_positive_int, check_random_state
 from .literals import check_binary_X
 
 # Test points per chunk in true_error (bounds memory at D = 1024: 16384 x 1024 bytes = 16 MB).
