@@ -222,6 +222,16 @@ def _pooled_row(sets: list[dict], n_boot: int) -> VerdictRow:
     alphas = {float(s["trials"].loc[s["trials"].learner == "ppm", "epsilon"].iloc[0]):
               s["alphas"] for s in sets}
     ds = np.sort(ppm["d"].unique())
+    if len(ds) != 3:  # e.g. the quick profile, which leaves the d = 3 sweeps out
+        return VerdictRow(
+            claim="C4", figure="c4_dimension",
+            setting=f"pooled n_hat vs d, d={','.join(str(int(d)) for d in ds)}, w_pub={w_pub:g}: "
+                    f"exponent p of n_hat = a + b d^p from the increments ratio",
+            paper="private cost d^2 log(d/(epsilon alpha)) vs non-private d",
+            measured=f"not measured: the increments ratio needs d = 1, 2, 3, this root has d = "
+                     f"{', '.join(str(int(d)) for d in ds)}",
+            theory="p = 2 (d^2), an upper bound", verdict=NOT_MEASURED, w_pub=w_pub,
+            extra="pooled")
     kw = dict(sample_col="samples", error_col=ERROR_COL, n_boot=n_boot)
     fit = sample_complexity_exponent_pooled(ppm, "d", "epsilon", alphas, beta, **kw)
     ths = [theory_exponent(ds, a, beta, eps, w_pub) for eps, a in fit["settings"]]

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ppm import bounds
+from ppm.bounds import theorems
 from ppm.bounds import (
     agnostic_bound,
     agnostic_sample_complexity,
@@ -209,9 +210,9 @@ def test_search_is_exact_for_a_non_monotone_bound():
     def lower(a, b):
         return float(np.min(bound(np.arange(a, b + 1))))
 
-    assert bounds._smallest_n(bound, lower, 0.5) == 37
-    assert bounds._smallest_n(bound, lower, 0.2) == 1000
-    assert bounds._smallest_n(bound, lower, 0.95) == 1
+    assert theorems._smallest_n(bound, lower, 0.5) == 37
+    assert theorems._smallest_n(bound, lower, 0.2) == 1000
+    assert theorems._smallest_n(bound, lower, 0.95) == 1
 
 
 def test_bound_is_not_monotone_at_tiny_n_but_search_stays_exact():

@@ -40,7 +40,7 @@ def _makefile_experiments() -> list[str]:
     """The sweeps of make reproduce, as make expands them (the Makefile reads the registry)."""
     res = subprocess.run(["make", "--no-print-directory", "-n", "reproduce", f"PY={sys.executable}",
                           "STAMP="], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    line = next(ln for ln in res.stdout.splitlines() if "analysis.aggregate" in ln)
+    line = next(ln for ln in res.stdout.splitlines() if "scripts.aggregate" in ln)
     return [p.removeprefix("outputs/") for p in line.split() if p.startswith("outputs/")]
 
 
