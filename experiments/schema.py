@@ -21,7 +21,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from ppm import PPMHalfspaceLearner
-from ppm.set_cover import SetCoverLearner
+from ppm.set_cover import DisjunctionLearner, SetCoverLearner
 from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, LabelBoostLearner,
                                  PrivateActiveLearner)
 
@@ -139,6 +139,7 @@ GapThresholdMechanismConf = estimator_conf(GapThresholdMechanism,
 
 
 SetCoverLearnerConf = estimator_conf(SetCoverLearner, "ppm.set_cover.SetCoverLearner")
+DisjunctionLearnerConf = estimator_conf(DisjunctionLearner, "ppm.set_cover.DisjunctionLearner")
 
 
 @dataclass
@@ -187,6 +188,7 @@ def register_configs() -> None:
     cs.store(group="population", name="margin_family_schema", node=MarginFamilyConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
     cs.store(group="learner", name="set_cover_schema", node=SetCoverLearnerConf)
+    cs.store(group="learner", name="disjunction_schema", node=DisjunctionLearnerConf)
     cs.store(group="learner", name="label_boost_schema", node=LabelBoostLearnerConf)
     cs.store(group="learner", name="generic_schema", node=GenericLearnerConf)
     cs.store(group="learner", name="active_schema", node=PrivateActiveLearnerConf)
