@@ -80,6 +80,14 @@ class GridPolygonConf:
 
 
 @dataclass
+class GridTrianglesConf:
+    _target_: str = "ppm.set_cover.GridTriangles"
+    T: int = 1024
+    w_pub: float = 0.5
+    support: Optional[int] = 8
+
+
+@dataclass
 class NoisyBigGridThresholdsConf:
     _target_: str = "ppm.semi_supervised.big_grid.NoisyBigGridThresholds"
     b: int = 64
@@ -182,6 +190,7 @@ def register_configs() -> None:
     cs.store(group="population", name="planted_conjunction_schema", node=PlantedConjunctionConf)
     cs.store(group="population", name="decoy_conjunction_schema", node=DecoyConjunctionConf)
     cs.store(group="population", name="grid_polygon_schema", node=GridPolygonConf)
+    cs.store(group="population", name="grid_triangles_schema", node=GridTrianglesConf)
     cs.store(group="population", name="big_grid_thresholds_schema", node=BigGridThresholdsConf)
     cs.store(group="population", name="noisy_big_grid_thresholds_schema",
              node=NoisyBigGridThresholdsConf)

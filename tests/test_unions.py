@@ -16,6 +16,7 @@ import pytest
 from ppm.set_cover import (DisjunctionLearner, HalfplaneSelector, PlantedConjunction,
                            SetCoverLearner, TriangleComplementSelector)
 from ppm.set_cover.halfplanes import dual_trapezoids
+from ppm.set_cover.polygon_population import GridTriangles
 
 
 def _sample(seed, m, T=8, dup=3):
@@ -189,10 +190,10 @@ def _in_hull(p, S):
     return False
 
 
-def _best_convex_errors(pos, neg):
-    """Fewest support points a convex set misclassifies (it holds a subset of the positives
-    and every negative in their hull)."""
-    return min(len(pos) - r + sum(_in_hull(q, S) for q in neg)
+def _best_convex_errors(pos, neg, w_pos=1.0, w_neg=1.0):
+    """Least weight of support points a convex set misclassifies (it holds a subset of the
+    positives and every negative in their hull); unit weights: the fewest points."""
+    return min(w_pos * (len(pos) - r) + w_neg * sum(_in_hull(q, S) for q in neg)
                for r in range(len(pos) + 1) for S in itertools.combinations(pos, r))
 
 
@@ -218,3 +219,42 @@ def test_union_learner_learns_two_disjoint_triangles():
 def test_disjunction_learner_validates_hypotheses():
     with pytest.raises(ValueError, match="hypotheses must be one of"):
         DisjunctionLearner(hypotheses="triangle_complements").fit(np.zeros((2, 2)), [0, 1])
+
+
+# -- the population ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("T", [16, 17, 64, 1000])
+def test_grid_triangles_labels_are_the_union_of_two_disjoint_triangles(T):
+    pop = GridTriangles(T=T, support=8)
+    A, B = (tuple(map(tuple, V.tolist())) for V in pop.triangles)
+    g = np.arange(0, T + 1, max(1, T // 40))
+    G = np.column_stack([np.repeat(g, g.size), np.tile(g, g.size)])
+    sp, sn = pop.support_points()
+    G = np.vstack([G, sp, sn])
+    ref = [int(_in_hull(tuple(p), A) or _in_hull(tuple(p), B)) for p in G.tolist()]
+    np.testing.assert_array_equal(pop.target_predict(G), ref)
+    assert not any(_in_hull(tuple(p), B) for p in A)  # disjoint (B is convex)
+    assert pop.target_predict([[T // 2, T // 2]])[0] == 0
+    assert (pop.target_predict(sp) == 1).all() and (pop.target_predict(sn) == 0).all()
+    X, y, public = pop.sample(500, random_state=0)
+    np.testing.assert_array_equal(pop.target_predict(X), y)
+    np.testing.assert_array_equal(public, y == 0)
+
+
+def test_grid_triangles_uniform_sides():
+    pop = GridTriangles(T=64, support=None)
+    X, y, _ = pop.sample(400, random_state=1)
+    np.testing.assert_array_equal(pop.target_predict(X), y)
+    assert pop.true_error(pop.target_predict) == (0.0, 0.0)
+
+
+def test_union_learner_beats_every_convex_set_on_grid_triangles():
+    pop = GridTriangles(T=64, support=8, w_pub=0.5)
+    pos, neg = ([tuple(p) for p in P.tolist()] for P in pop.support_points())
+    best = _best_convex_errors(pos, neg, 0.5 / len(pos), 0.5 / len(neg))
+    assert best >= 0.5 / len(neg)  # the centre, a negative, is in the positives' hull
+    X, y, _ = pop.sample(5000, random_state=0)
+    est = DisjunctionLearner(k=pop.k, hypotheses="triangles", T=64, epsilon=0.9,
+                             epsilon_hat=0.5, random_state=0).fit(X, y)
+    err, se = pop.true_error(est.predict)
+    assert se == 0.0 and err < best  # 0 at 5 of 5 seeds tried

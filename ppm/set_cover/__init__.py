@@ -6,7 +6,8 @@
 disjunctions (Theorem 1.3) and unions of polygons (section 5, Theorem 5.1, exact triangle
 selection in :mod:`.unions`) by De Morgan. :class:`GreedySetCover` is the
 non-private classical learner; :class:`PlantedConjunction` and :class:`DecoyConjunction` the populations of claim C11,
-:class:`GridPolygon` / :func:`GridHalfplane` the grid populations of claim C12.
+:class:`GridPolygon` / :func:`GridHalfplane` the grid populations of claim C12,
+:class:`GridTriangles` a union of two triangles (Theorem 5.1).
 """
 
 from .base import BaseClassSelector, Hypothesis, implied_privacy
@@ -15,7 +16,7 @@ from .greedy import GreedySetCover
 from .halfplanes import Halfplane, HalfplaneSelector
 from .learner import SetCoverLearner
 from .literals import Literal, LiteralSelector
-from .polygon_population import GridHalfplane, GridPolygon
+from .polygon_population import GridHalfplane, GridPolygon, GridTriangles
 from .populations import DecoyConjunction, PlantedConjunction
 from .unions import Triangle, TriangleComplement, TriangleComplementSelector
 
@@ -26,6 +27,7 @@ __all__ = [
     "GreedySetCover",
     "GridHalfplane",
     "GridPolygon",
+    "GridTriangles",
     "Halfplane",
     "HalfplaneSelector",
     "Hypothesis",
