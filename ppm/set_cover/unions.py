@@ -1,8 +1,8 @@
 """Exact selection of a triangle complement: the base class of the union-of-polygons learner.
 
 KMMS19 (Kaplan, Mansour, Matias, Stemmer, ICML 2019), section 5, Theorem 5.1; docs/model.md
-§9.2. A simple polygon with ``k`` edges is a union of at most ``k`` triangles (a triangulation has ``k - 2``), each
-an intersection of 3 halfplanes, so ``k-UNION-GON ⊆ (HALFPLANE^{∧3})^{∨k}``. By De Morgan
+§9.2. A simple polygon with ``k`` edges is a union of at most ``k`` triangles (a
+triangulation has ``k - 2``), each an intersection of 3 halfplanes, so ``k-UNION-GON ⊆ (HALFPLANE^{∧3})^{∨k}``. By De Morgan
 ``T_1 ∨ ... ∨ T_R = ¬(¬T_1 ∧ ... ∧ ¬T_R)``: the union learner
 (:class:`~ppm.set_cover.DisjunctionLearner` with ``hypotheses="triangles"``) runs the Set Cover
 Learner on the flipped labels ``1 - y`` with the base class ``H' = ¬(HALFPLANE^{∧3})`` and
