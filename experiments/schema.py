@@ -21,7 +21,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from ppm import PPMHalfspaceLearner
-from ppm.set_cover import SetCoverLearner
+from ppm.set_cover import DisjunctionLearner, SetCoverLearner
 from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, LabelBoostLearner,
                                  PrivateActiveLearner)
 
@@ -77,6 +77,14 @@ class GridPolygonConf:
     w_pub: float = 0.5
     support: Optional[int] = 32
     geometry_seed: int = 0
+
+
+@dataclass
+class GridTrianglesConf:
+    _target_: str = "ppm.set_cover.GridTriangles"
+    T: int = 1024
+    w_pub: float = 0.5
+    support: Optional[int] = 8
 
 
 @dataclass
@@ -139,6 +147,7 @@ GapThresholdMechanismConf = estimator_conf(GapThresholdMechanism,
 
 
 SetCoverLearnerConf = estimator_conf(SetCoverLearner, "ppm.set_cover.SetCoverLearner")
+DisjunctionLearnerConf = estimator_conf(DisjunctionLearner, "ppm.set_cover.DisjunctionLearner")
 
 
 @dataclass
@@ -181,12 +190,14 @@ def register_configs() -> None:
     cs.store(group="population", name="planted_conjunction_schema", node=PlantedConjunctionConf)
     cs.store(group="population", name="decoy_conjunction_schema", node=DecoyConjunctionConf)
     cs.store(group="population", name="grid_polygon_schema", node=GridPolygonConf)
+    cs.store(group="population", name="grid_triangles_schema", node=GridTrianglesConf)
     cs.store(group="population", name="big_grid_thresholds_schema", node=BigGridThresholdsConf)
     cs.store(group="population", name="noisy_big_grid_thresholds_schema",
              node=NoisyBigGridThresholdsConf)
     cs.store(group="population", name="margin_family_schema", node=MarginFamilyConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
     cs.store(group="learner", name="set_cover_schema", node=SetCoverLearnerConf)
+    cs.store(group="learner", name="disjunction_schema", node=DisjunctionLearnerConf)
     cs.store(group="learner", name="label_boost_schema", node=LabelBoostLearnerConf)
     cs.store(group="learner", name="generic_schema", node=GenericLearnerConf)
     cs.store(group="learner", name="active_schema", node=PrivateActiveLearnerConf)

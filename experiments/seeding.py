@@ -61,6 +61,10 @@ STABLE_NAMES = {
     "ppm.set_cover.populations.PlantedConjunction": "ppm.set_cover.PlantedConjunction",
     "ppm.set_cover.populations.DecoyConjunction": "ppm.set_cover.populations.DecoyConjunction",
     "ppm.set_cover.polygon_population.GridPolygon": "ppm.set_cover.GridPolygon",
+    "ppm.set_cover.polygon_population.GridTriangles":
+        "ppm.set_cover.polygon_population.GridTriangles",
+    "ppm.set_cover.disjunctions.DisjunctionLearner":
+        "ppm.set_cover.disjunctions.DisjunctionLearner",
     # BNS15
     "ppm.semi_supervised.generic.GenericLearner": "ppm.semi_supervised.GenericLearner",
     "ppm.semi_supervised.active.PrivateActiveLearner": "ppm.semi_supervised.PrivateActiveLearner",

@@ -53,6 +53,11 @@ def _check_T(T) -> int:
     return int(T)
 
 
+def check_grid_size(T) -> int:
+    """``T`` as an int in ``[1, 2^20]`` (``ValueError`` naming the value otherwise)."""
+    return _check_T(T)
+
+
 def check_grid_points(X, T: int, name: str = "X") -> np.ndarray:
     """``X`` as an (n, 2) int64 array of points of ``{0..T}^2``; errors name the bad value."""
     arr = np.asarray(X)
@@ -311,3 +316,73 @@ def _clipped_line(arr: _Arrangement, line: int, side: int):
         return lambda a: Fraction(side * B)
     x, yv = int(arr.xs[line]), int(arr.ys[line])
     return lambda a: min(max(yv - x * a, Fraction(-B)), Fraction(B))
+
+
+@dataclass
+class DualTrapezoids:
+    """The sweep's trapezoids of the dual arrangement of distinct grid points (both boxes).
+
+    For the exponential mechanisms over several halfplanes at once (the triangle selector of
+    :mod:`ppm.set_cover.unions`). ``points``: the ``m`` distinct points, sorted by ``(x, y)``;
+    ``rec``: one row ``(P0, Q0, P1, Q1, lo, hi)`` per box-1 trapezoid of positive area (exact
+    abscissae ``P/Q``, bounding distinct lines, -1 = box edge); ``area``: float64 areas;
+    ``below``: (n_trapezoids, m) bool, line ``i`` strictly below the trapezoid (exact integer
+    test at the trapezoid's centre; no line crosses a trapezoid's interior). A box-1 trapezoid
+    labels point ``i`` with ``0`` iff ``below[t, i]``; its box-2 copy (shifted by ``4T^2``)
+    labels ``i`` with ``0`` iff not ``below[t, i]`` (Observation 4.1)."""
+
+    arr: _Arrangement
+    T: int
+    points: np.ndarray
+    rec: np.ndarray
+    area: np.ndarray
+    below: np.ndarray
+
+    def labelling(self, box: int) -> np.ndarray:
+        """(n_trapezoids, m) int8 labels of the distinct points by the trapezoids of ``box``
+        (1 or 2)."""
+        lab = ~self.below if box == 1 else self.below
+        return lab.astype(np.int8)
+
+    def halfplane(self, t: int, box: int, rng: np.random.Generator) -> Halfplane:
+        """A uniform (exact rational) point of trapezoid ``t`` of ``box`` as a halfplane."""
+        a, b = HalfplaneSelector._uniform_point(self.arr, self.rec[t], rng)
+        return Halfplane(a + (2 * self.arr.B if box == 2 else 0), b, self.T)
+
+
+def dual_trapezoids(X, T: int) -> DualTrapezoids:
+    """:class:`DualTrapezoids` of the distinct points of ``X`` (points of ``{0..T}^2``)."""
+    T = _check_T(T)
+    X = check_grid_points(X, T)
+    arr = _build_arrangement(X, np.zeros(X.shape[0], dtype=np.int64), T)
+    m = arr.xs.size
+    cap = K.count_records(arr.ev_P.size, m)
+    rec_i, rec_a = np.zeros((cap, 8), dtype=np.int64), np.zeros(cap)
+    n_rec = K.sweep(2, arr.xs, arr.ys, arr.c0, arr.c1, arr.B, arr.ev_P, arr.ev_Q, arr.ev_i,
+                    arr.ev_j, arr.grp, 0.0, np.zeros(1), np.zeros(3),
+                    np.zeros(6, dtype=np.int64), rec_i, rec_a)
+    if n_rec < 0:
+        raise RuntimeError("exactness check failed: concurrent lines not adjacent")
+    rec, area = rec_i[:n_rec, :6].copy(), rec_a[:n_rec].copy()
+    # exact centre: a_m = NA / DA, b_m = (lo(a_m) + hi(a_m)) / 2; line i is strictly below iff
+    # 2 (y_i DA - x_i NA) < lo_num + hi_num (numerators over DA > 0; Python integers)
+    B = arr.B
+    P0, Q0, P1, Q1 = (rec[:, c].astype(object) for c in range(4))
+    NA, DA = P0 * Q1 + P1 * Q0, 2 * Q0 * Q1
+    xs, ys = arr.xs.astype(object), arr.ys.astype(object)
+
+    def clipped(line, side):
+        out = np.empty(n_rec, dtype=object)
+        edge = line < 0
+        out[edge] = side * B * DA[edge]
+        li = line[~edge]
+        v = ys[li] * DA[~edge] - xs[li] * NA[~edge]
+        lim = B * DA[~edge]
+        out[~edge] = np.minimum(np.maximum(v, -lim), lim)
+        return out
+
+    mid2 = clipped(rec[:, 4], -1) + clipped(rec[:, 5], 1)
+    below = (2 * (ys[None, :] * DA[:, None] - xs[None, :] * NA[:, None])
+             < mid2[:, None]).astype(bool)
+    points = np.stack([arr.xs, arr.ys], axis=1)
+    return DualTrapezoids(arr, T, points, rec, area, below)

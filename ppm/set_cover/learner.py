@@ -42,8 +42,9 @@ from .base import (
 )
 from .halfplanes import HalfplaneSelector
 from .literals import LiteralSelector, column_counts
+from .unions import TriangleComplementSelector
 
-HYPOTHESES = ("literals", "halfplanes")
+HYPOTHESES = ("literals", "halfplanes", "triangle_complements")
 COMPOSITIONS = ("set_cover", "naive")
 
 
@@ -53,6 +54,8 @@ def make_selector(hypotheses: str, T=None):
         return LiteralSelector()
     if hypotheses == "halfplanes":  # exact Select Halfplane (KMMS19, section 4)
         return HalfplaneSelector(T=T)
+    if hypotheses == "triangle_complements":  # NOT(HALFPLANE^{AND 3}), KMMS19 section 5
+        return TriangleComplementSelector(T=T)
     raise ValueError(f"hypotheses must be one of {HYPOTHESES}, got {hypotheses!r}")
 
 
@@ -66,8 +69,10 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     epsilon : float in (0, 1)
         Overall privacy parameter (replace-one neighbours, all examples private).
     delta : float in (0, 1/e)
-    hypotheses : "literals" | "halfplanes"
-        Base class ``H``: literals over ``{0,1}^D`` or halfplanes of the grid ``{0..T}^2``.
+    hypotheses : "literals" | "halfplanes" | "triangle_complements"
+        Base class ``H``: literals over ``{0,1}^D``, halfplanes of the grid ``{0..T}^2``, or
+        complements of intersections of 3 grid halfplanes (the base class of the
+        union-of-polygons learner, :class:`~ppm.set_cover.DisjunctionLearner`).
     composition : "set_cover" | "naive"
         Per-round budget of Claim 3.4 or of Example 3.3 (module docstring).
     alpha0, beta0 : float in (0, 1)
@@ -101,6 +106,11 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     _label_param, _label_code = "pos_label", 1
     _label_role = "the conjunction's positive label (1 in KMMS19)"
     _encoding_params = ("pos_label",)
+    _hypotheses_choices = HYPOTHESES
+
+    def _base_class(self) -> str:
+        """The base class the conjunction rounds select from (``make_selector``'s name)."""
+        return self.hypotheses
 
     def __init__(self, *, k=1, epsilon=0.9, delta=1e-6, hypotheses="literals",
                  composition="set_cover", alpha0=0.1, beta0=0.1, T=None, epsilon_hat=None,
@@ -132,8 +142,9 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         d = self.delta
         if isinstance(d, bool) or not isinstance(d, Real) or not 0.0 < float(d) < 1 / math.e:
             raise ValueError(f"delta must be a number in (0, 1/e), got {d!r}")
-        if self.hypotheses not in HYPOTHESES:
-            raise ValueError(f"hypotheses must be one of {HYPOTHESES}, got {self.hypotheses!r}")
+        if self.hypotheses not in self._hypotheses_choices:
+            raise ValueError(f"hypotheses must be one of {self._hypotheses_choices}, "
+                             f"got {self.hypotheses!r}")
         if self.composition not in COMPOSITIONS:
             raise ValueError(
                 f"composition must be one of {COMPOSITIONS}, got {self.composition!r}")
@@ -143,8 +154,8 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
             e = self.epsilon_hat
             if isinstance(e, bool) or not isinstance(e, Real) or not 0 < float(e) < math.inf:
                 raise ValueError(f"epsilon_hat must be None or a positive number, got {e!r}")
-        if self.hypotheses == "halfplanes":
-            make_selector(self.hypotheses, self.T)  # a bad T fails here, naming the value
+        if self._base_class() != "literals":
+            make_selector(self._base_class(), self.T)  # a bad T fails here, naming the value
         check_random_state(self.random_state)
         rounds = n_rounds(int(k), alpha0)
         eps_p, delta_p = add_remove_budget(eps, float(d))
@@ -169,9 +180,10 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         ``public`` is accepted so that the pipeline's positional ``fit(X, y, public)`` works,
         and ignored: the learner is (epsilon, delta)-DP for every example."""
         p = self._budget()
-        selector = make_selector(self.hypotheses, self.T)
+        selector = make_selector(self._base_class(), self.T)
         self._check_names(X, reset=True)
         X, y = self._check_data(selector, X, y)
+        y = self._round_labels(y)
         rng = check_random_state(self.random_state)
         rounds = self._literal_rounds if isinstance(selector, LiteralSelector) else self._rounds
         chosen = rounds(selector, X, y, p, rng)
@@ -181,6 +193,11 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self.hypotheses_ = [h.as_tuple() if hasattr(h, "as_tuple") else h for h in chosen]
         self.n_features_in_ = X.shape[1]
         return self
+
+    @staticmethod
+    def _round_labels(y):
+        """The 0/1 labels the conjunction rounds see (the encoded labels here)."""
+        return y
 
     @staticmethod
     def _rounds(selector, X, y, p, rng) -> list:
@@ -220,17 +237,21 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         """``h_1 ∧ ... ∧ h_R``: ``pos_label_`` where it holds, the other label elsewhere (int64
         0/1 for a 0/1-labelled sample)."""
+        return self._decode_y(self._conjunction(X))
+
+    def _conjunction(self, X) -> np.ndarray:
+        """``h_1 ∧ ... ∧ h_R`` on ``X`` as int64 0/1."""
         check_is_fitted(self, "hypotheses_")
         self._check_names(X, reset=False)
-        selector = make_selector(self.hypotheses, self.T)
+        selector = make_selector(self._base_class(), self.T)
         X = selector.check_X(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features but the estimator was fitted with "
                              f"{self.n_features_in_}")
-        if self.hypotheses == "literals":
+        if self._base_class() == "literals":
             lits = np.array(sorted(set(self.hypotheses_)), dtype=np.int64).reshape(-1, 2)
-            return self._decode_y(np.all(X[:, lits[:, 0]] == lits[:, 1], axis=1).astype(np.int64))
+            return np.all(X[:, lits[:, 0]] == lits[:, 1], axis=1).astype(np.int64)
         out = np.ones(X.shape[0], dtype=np.int64)
         for h in self.hypotheses_:
             out &= np.asarray(h.predict(X), dtype=np.int64)
-        return self._decode_y(out)
+        return out

@@ -151,6 +151,12 @@ class GridPolygon:
             raise ValueError(f"T={self.T} is too small for a support on both sides")
         return np.unique(np.array(pos), axis=0), np.unique(np.array(neg), axis=0)
 
+    def support_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(positives, negatives)``: copies of the support points ((m, 2) int64 each)."""
+        if self.support is None:
+            raise ValueError("support_points needs a finite support (support=None here)")
+        return self._pos.copy(), self._neg.copy()
+
     def label_probabilities(self) -> tuple[float, float]:
         """``(P[y=0], P[y=1]) = (w_pub, 1 - w_pub)``."""
         return self.w_pub, 1.0 - self.w_pub
@@ -219,4 +225,95 @@ def GridHalfplane(*, T=1024, w_pub=0.5, support=32, geometry_seed=0) -> GridPoly
     return GridPolygon(T=T, k=1, w_pub=w_pub, support=support, geometry_seed=geometry_seed)
 
 
-__all__ = ["GridPolygon", "GridHalfplane"]
+class GridTriangles(GridPolygon):
+    """Union of two disjoint triangles on ``{0..T}^2`` (KMMS19 Theorem 5.1's class
+    ``(HALFPLANE^{∧3})^{∨2}``; not convex), label-determined privacy as :class:`GridPolygon`.
+
+    Target: ``y = 1`` iff the point lies in the closed triangle ``A`` with vertices
+    ``(a, a), (c, a), (a, c)`` or in ``B``, its mirror image through the grid centre
+    (``p -> T 1 - p``), with ``a = round(0.1 T)``, ``c = floor(0.45 T)``: exact integer
+    orientation tests. The grid centre ``(T // 2, T // 2)`` has label 0 and lies in the convex
+    hull of the two triangles, so no convex set is consistent with the target. With finite
+    support the centre is one of the negative support points (besides the points next to the
+    boundary, as :class:`GridPolygon`), so that the non-convexity carries mass: every convex
+    set errs on at least one support point.
+
+    Parameters
+    ----------
+    T : int in [16, 2^20]
+    w_pub : float in [0, 1]
+        ``P[public] = P[y = 0]``.
+    support : int >= 2 or None
+        Boundary positions (at most that many support points per label, half along each
+        triangle's perimeter, as :class:`GridPolygon`, and the centre as one more negative);
+        None: uniform over each side. The
+        union learner's cost grows with the number ``m <= 2 support`` of distinct points
+        (:mod:`ppm.set_cover.unions`: ``L^3`` cell triples per round, ``L = O(m^2)``), hence the
+        small default.
+    """
+
+    def __init__(self, *, T=1024, w_pub=0.5, support=8):
+        T = check_positive_int(T, "T", minimum=16)
+        if T > 2 ** 20:
+            raise ValueError(f"T must be an integer in [16, 2^20], got {T!r}")
+        if support is not None:
+            support = check_positive_int(support, "support", minimum=2)
+        w_pub = check_closed_unit(w_pub, "w_pub")
+        self._params = {"T": T, "w_pub": w_pub, "support": support}
+        a, c = round(0.1 * T), math.floor(0.45 * T)
+        A = np.array([(a, a), (c, a), (a, c)], dtype=np.int64)  # counter-clockwise
+        self._triangles = (A, T - A)  # the point reflection keeps the orientation
+        if support is not None:
+            self._pos, neg = self._support_points(support)
+            self._neg = np.unique(np.vstack([neg, [[T // 2, T // 2]]]), axis=0)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"GridTriangles({args})"
+
+    @property
+    def k(self) -> int:
+        """Number of triangles of the target (the union learner's ``k``)."""
+        return 2
+
+    @property
+    def triangles(self) -> tuple:
+        """The two triangles' integer vertices, each (3, 2), counter-clockwise."""
+        return tuple(t.copy() for t in self._triangles)
+
+    def opt(self) -> float:
+        """``OPT = 0``: the target is a union of two triangles."""
+        return 0.0
+
+    def target_predict(self, X) -> np.ndarray:
+        """Exact target labels of grid points (integer orientation tests, closed triangles)."""
+        P = np.asarray(X)
+        if P.ndim != 2 or P.shape[1] != 2:
+            raise ValueError(f"X must have shape (n, 2), got shape {P.shape}")
+        if P.dtype.kind == "f" and not np.all(np.isfinite(P) & (P == np.round(P))):
+            raise ValueError("X must hold integer grid coordinates")
+        P = P.astype(np.int64)
+        out = np.zeros(P.shape[0], dtype=bool)
+        for V in self._triangles:
+            inside = np.ones(P.shape[0], dtype=bool)
+            for i in range(3):
+                u, v = V[i], V[(i + 1) % 3]
+                inside &= ((v[0] - u[0]) * (P[:, 1] - u[1])
+                           - (v[1] - u[1]) * (P[:, 0] - u[0])) >= 0
+            out |= inside
+        return out.astype(np.int64)
+
+    def _boundary_positions(self, M: int) -> np.ndarray:
+        out = []
+        for t, V in enumerate(self._triangles):
+            Mt = (M + 1 - t) // 2  # ceil(M/2) on A, floor(M/2) on B
+            W = np.vstack([V, V[:1]]).astype(float)
+            seg = np.hypot(*np.diff(W, axis=0).T)
+            s = (np.arange(Mt) + 0.5) / Mt * seg.sum()
+            idx = np.minimum(np.searchsorted(np.cumsum(seg), s, side="right"), 2)
+            frac = (s - np.concatenate([[0.0], np.cumsum(seg)])[idx]) / seg[idx]
+            out.append(W[idx] + frac[:, None] * (W[idx + 1] - W[idx]))
+        return np.vstack(out)
+
+
+__all__ = ["GridPolygon", "GridHalfplane", "GridTriangles"]

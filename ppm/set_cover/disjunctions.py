@@ -1,0 +1,69 @@
+"""Disjunctions and unions of polygons by De Morgan (KMMS19 Theorem 1.3, Theorem 5.1;
+docs/model.md §9.1, §9.2).
+
+:class:`DisjunctionLearner` learns ``C ⊆ H^{∨k}`` (``H`` closed under complement, or given as
+the complements of a class) with the Set Cover Learner: ``g_1 ∨ ... ∨ g_k = ¬(¬g_1 ∧ ... ∧
+¬g_k)``, so it fits the conjunction learner (:class:`~ppm.set_cover.SetCoverLearner`, same
+parameters, same random stream) on ``(X, 1 - y)`` over the base class ``¬H`` and predicts the
+negation of the fitted conjunction.
+
+* ``hypotheses="literals"``: disjunctions of literals over ``{0,1}^D`` (KMMS19 Theorem 1.3;
+  the complement of a literal is a literal, so ``¬H = H``);
+* ``"halfplanes"``: unions of halfplanes of ``{0..T}^2`` (the complement of a grid halfplane
+  is a grid halfplane, Observation 4.1);
+* ``"triangles"``: unions of intersections of 3 halfplanes, ``(HALFPLANE^{∧3})^{∨k}``, which
+  contains ``k``-UNION-GON (a simple polygon with ``k`` edges is a union of at most ``k``
+  triangles): KMMS19 Theorem 5.1. The conjunction side's base class is
+  ``¬(HALFPLANE^{∧3})``, selected exactly by
+  :class:`~ppm.set_cover.unions.TriangleComplementSelector`.
+
+Privacy: replacing one example ``(x, y)`` of the sample by ``(x', y')`` replaces one example
+``(x, 1 - y)`` of the flipped sample by ``(x', 1 - y')``, so neighbours stay neighbours and the
+conjunction learner's ``(epsilon, delta)``-DP guarantee (KMMS19 Claim 3.4, whose proof does not
+depend on the base class) holds for the flipped run; negating its output is post-processing.
+"""
+
+from __future__ import annotations
+
+from .learner import SetCoverLearner
+
+DISJUNCTION_HYPOTHESES = ("literals", "halfplanes", "triangles")
+_CONJUNCTION_SIDE = {"literals": "literals", "halfplanes": "halfplanes",
+                     "triangles": "triangle_complements"}
+
+
+class DisjunctionLearner(SetCoverLearner):
+    """Private learner for disjunctions ``g_1 ∨ ... ∨ g_k`` (module docstring).
+
+    Parameters as :class:`~ppm.set_cover.SetCoverLearner`, except ``hypotheses`` in
+    ``"literals" | "halfplanes" | "triangles"`` (the class of the disjuncts) and ``pos_label``:
+    the label the disjunction predicts where some disjunct holds (1 in KMMS19). ``k`` is the
+    number of disjuncts (for ``"triangles"``: triangles; a union of polygons with ``k`` edges
+    in all needs at most ``k``).
+
+    Attributes as :class:`~ppm.set_cover.SetCoverLearner`; ``hypotheses_`` are the conjunction
+    side's released hypotheses ``h_1..h_R`` (literals as ``(variable, sign)`` tuples, grid
+    halfplanes, or :class:`~ppm.set_cover.unions.TriangleComplement`), and the output is
+    ``¬(h_1 ∧ ... ∧ h_R)``: for ``"triangles"`` the union of the triangles
+    ``h_j.triangle`` (``triangles_``)."""
+
+    _hypotheses_choices = DISJUNCTION_HYPOTHESES
+    _label_role = "the disjunction's positive label (1 in KMMS19)"
+
+    def _base_class(self) -> str:
+        return _CONJUNCTION_SIDE[self.hypotheses]
+
+    @staticmethod
+    def _round_labels(y):
+        return 1 - y  # flipped labels: replace-one neighbours stay neighbours
+
+    def fit(self, X, y, public=None):
+        """Fit the conjunction learner on ``(X, 1 - y)`` (all examples private)."""
+        super().fit(X, y, public)
+        if self.hypotheses == "triangles":
+            self.triangles_ = [h.triangle for h in self.hypotheses_]
+        return self
+
+    def predict(self, X):
+        """``¬(h_1 ∧ ... ∧ h_R)``: ``pos_label_`` where some disjunct holds."""
+        return self._decode_y(1 - self._conjunction(X))
