@@ -62,7 +62,7 @@ def _sweep(tmp: Path, name: str, overrides: list[str], launcher: str, wait=True)
 
 def _aggregate(tmp: Path, name: str) -> dict[str, pd.DataFrame]:
     out = tmp / name / "agg"
-    subprocess.run([sys.executable, "-m", "analysis.aggregate", str(tmp / name / "sweep"),
+    subprocess.run([sys.executable, "-m", "scripts.aggregate", str(tmp / name / "sweep"),
                     "--out", str(out)], cwd=ROOT, check=True, capture_output=True)
     tables = {}
     for csv in ("trials.csv", "n_hat.csv"):
