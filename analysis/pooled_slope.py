@@ -20,7 +20,7 @@ Bootstrap: each replicate draws the trial indices once per (sample group, x, n) 
 them to every setting run on those samples (as :func:`analysis.sample_complexity.
 sample_complexity_slope_paired` does across epsilons), recomputes every ``n_hat`` and ``b``;
 a cell censored in a replicate enters at the edge of its grid, counted in ``censored_frac``
-(:func:`analysis.sample_complexity.bootstrap`). Percentile interval.
+(:func:`analysis.slopes.bootstrap`). Percentile interval.
 """
 
 from __future__ import annotations
@@ -33,8 +33,12 @@ import pandas as pd
 from scipy.optimize import brentq
 
 from ppm.validation import check_open_unit, check_positive_int, check_random_state
-from analysis.sample_complexity import (bootstrap, check_alphas, check_df, check_n_values,
-                                   interpolate_n_hat, loglog_slope)
+from analysis.sample_complexity import (check_alphas,
+                                        check_df,
+                                        check_n_values,
+                                        interpolate_n_hat,
+                                        loglog_slope)
+from analysis.slopes import bootstrap
 
 __all__ = ["sample_complexity_slope_pooled", "common_slope", "increments_exponent",
            "increments_ratio", "sample_complexity_exponent_pooled"]
@@ -133,7 +137,7 @@ def sample_complexity_slope_pooled(df, x_col, by, alphas, beta, *, sample_col, n
     ``n_hat`` is uncensored at every ``x`` of ``df`` (at least ``min_points`` of them).
 
     Returns ``dict(slope, lo, hi, se, n_points, n_boot_valid, censored_frac)`` as
-    :func:`analysis.sample_complexity.sample_complexity_slope`, plus ``settings`` (the pooled
+    :func:`analysis.slopes.sample_complexity_slope`, plus ``settings`` (the pooled
     ``(by key, alpha)``), ``per_setting`` (their own slopes: ``slope`` is their mean) and
     ``excluded`` (``(by key, alpha, reason)``).
     """

@@ -44,8 +44,8 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
 from claims.verdicts import (FAILS, NOT_MEASURED, Z95, counted, fmt_interval, fmt_slope,
                              mark_same_measurement, upper_bound_verdict, verdict)
-from analysis.sample_complexity import (crossing_signature, loglog_slope,
-                                        sample_complexity_slope_against)
+from analysis.sample_complexity import crossing_signature, loglog_slope
+from analysis.slopes import sample_complexity_slope_against
 from ppm.set_cover.base import add_remove_budget, n_rounds, per_round_epsilon
 from analysis.aggregate import ERROR_COL
 

@@ -38,7 +38,8 @@ import numpy as np
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
 from claims.verdicts import fmt_interval, fmt_slope, upper_bound_verdict, verdict
-from analysis.sample_complexity import loglog_slope, sample_complexity_slope_against
+from analysis.sample_complexity import loglog_slope
+from analysis.slopes import sample_complexity_slope_against
 from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds, per_round_epsilon
 from analysis.aggregate import ERROR_COL
 

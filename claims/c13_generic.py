@@ -35,8 +35,8 @@ import numpy as np
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
 from claims.verdicts import FAILS, HOLDS, fmt_interval, fmt_slope, verdict
-from analysis.sample_complexity import (bootstrap, empirical_sample_complexity, loglog_slope,
-                                   sample_complexity_slope_against)
+from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
+from analysis.slopes import bootstrap, sample_complexity_slope_against
 from analysis.aggregate import ERROR_COL
 
 STATEMENT = ("GenericLearner: labelled cost independent of |X|, unlabelled cost grows with "
@@ -102,7 +102,7 @@ def slope_difference(trials, alpha, beta, n_boot, random_state=0, level=0.95) ->
     Every ``(b, n, trial)`` holds one GenericLearner and one fully private EM fit on the same
     labelled sample; each replicate resamples the trials once per ``(b, n)`` and applies the
     indices to both learners. ``n_points``: the fewer uncensored b of the two learners. Same
-    dict as :func:`analysis.sample_complexity.bootstrap`."""
+    dict as :func:`analysis.slopes.bootstrap`."""
     bs = np.sort(trials["b"].unique())
     datasets, idx_sizes = [], []
     for learner in (GL, FP):

@@ -32,8 +32,10 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
 from claims.verdicts import counted, fmt_slope, mark_same_measurement, verdict
 from ppm import bounds
-from analysis.sample_complexity import (crossing_signature, empirical_sample_complexity,
-                                   loglog_slope, sample_complexity_slope_against)
+from analysis.sample_complexity import (crossing_signature,
+                                        empirical_sample_complexity,
+                                        loglog_slope)
+from analysis.slopes import sample_complexity_slope_against
 from ppm.semi_supervised.label_boost import base_sample_size, min_labelled
 from analysis.aggregate import ERROR_COL
 

@@ -19,7 +19,8 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
 from claims.verdicts import upper_bound_verdict
 from ppm import bounds
-from analysis.sample_complexity import loglog_slope, sample_complexity_slope
+from analysis.sample_complexity import loglog_slope
+from analysis.slopes import sample_complexity_slope
 from analysis.aggregate import ERROR_COL
 
 EXPERIMENTS = ("c1_realizable_d1", "c1_realizable_d2")

@@ -27,8 +27,10 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
 from claims.verdicts import fmt_slope, upper_bound_verdict, verdict
 from ppm import bounds
-from analysis.sample_complexity import (family_sample_complexity, loglog_slope,
-                                   sample_complexity_slope, sample_complexity_slope_family)
+from analysis.sample_complexity import loglog_slope
+from analysis.slopes import (family_sample_complexity,
+                             sample_complexity_slope,
+                             sample_complexity_slope_family)
 from analysis.aggregate import ERROR_COL
 
 STATEMENT = "agnostic: n ~ max(1/alpha^2, 1/(epsilon alpha)) (Thm 4.10)"
@@ -92,7 +94,7 @@ def family_tables(trials: pd.DataFrame, beta: float, n_boot: int):
     """``n_hat`` of every family member at its own alpha, and the slopes per regime.
 
     Returns ``(n_hat, slopes)``: ``n_hat`` has ``learner, epsilon`` (NaN for ERM) and the
-    columns of :func:`analysis.sample_complexity.family_sample_complexity`; ``slopes`` one row per
+    columns of :func:`analysis.slopes.family_sample_complexity`; ``slopes`` one row per
     (learner, epsilon, regime) with the bootstrap fit. ERM is fitted over PPM's regimes at the
     largest epsilon.
     """

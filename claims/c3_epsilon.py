@@ -11,7 +11,7 @@ d = 2: its non-private terms already weigh at epsilon <= 1). The slope over epsi
 
 Every epsilon of a trial runs on the same sample (the data seed is ``(n, trial)``), so the
 slope's bootstrap resamples trial indices jointly across the epsilon groups
-(:func:`analysis.sample_complexity.sample_complexity_slope_paired`). A cell censored in a replicate
+(:func:`analysis.slopes.sample_complexity_slope_paired`). A cell censored in a replicate
 enters at the edge of the grid (right-censored: the largest n, a lower bound on its n_hat); the
 fraction of such (replicate, cell) pairs is reported in the measured column.
 """
@@ -26,7 +26,8 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
 from claims.verdicts import fmt_slope, upper_bound_verdict
 from ppm import bounds
-from analysis.sample_complexity import loglog_slope, sample_complexity_slope_paired
+from analysis.sample_complexity import loglog_slope
+from analysis.slopes import sample_complexity_slope_paired
 from analysis.aggregate import ERROR_COL
 
 EXPERIMENTS = ("c3_epsilon_d1", "c3_epsilon_d2")

@@ -41,8 +41,8 @@ from claims.verdicts import (NOT_MEASURED, bound_estimate_verdict, fmt_slope,
 from ppm import bounds
 from analysis.pooled_slope import (increments_exponent, increments_ratio,
                                    sample_complexity_exponent_pooled)
-from analysis.sample_complexity import (empirical_sample_complexity, loglog_slope,
-                                   sample_complexity_slope_against)
+from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
+from analysis.slopes import sample_complexity_slope_against
 from analysis.aggregate import ERROR_COL
 
 STATEMENT = "private cost d^2 log vs non-private d"

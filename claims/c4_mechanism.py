@@ -204,7 +204,7 @@ def _resample(t: pd.DataFrame, rng) -> pd.DataFrame:
     Each ``(n, trial)`` is one sample scored at every epsilon (the pipeline's seeds do not
     involve the learner), so the epsilons' ``n_hat`` are dependent: resampling each
     ``(epsilon, n)`` cell on its own would ignore that (as C3's paired bootstrap,
-    :func:`analysis.sample_complexity.sample_complexity_slope_paired`, explains).
+    :func:`analysis.slopes.sample_complexity_slope_paired`, explains).
     """
     idx = []
     for _, g in t.groupby("n"):

@@ -20,7 +20,8 @@ from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
 from claims.verdicts import fmt_slope, verdict
 from ppm import bounds
-from analysis.sample_complexity import loglog_slope, sample_complexity_slope_against
+from analysis.sample_complexity import loglog_slope
+from analysis.slopes import sample_complexity_slope_against
 from analysis.aggregate import ERROR_COL
 
 STATEMENT = "fully private learning pays for the domain; PPM does not"

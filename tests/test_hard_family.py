@@ -9,11 +9,8 @@ import pytest
 from ppm import PPMHalfspaceLearner
 from ppm.baselines import ERMHalfspace
 from ppm.populations.hard_family import MarginFamily
-from analysis.sample_complexity import (
-    empirical_sample_complexity,
-    family_sample_complexity,
-    sample_complexity_slope_family,
-)
+from analysis.sample_complexity import empirical_sample_complexity
+from analysis.slopes import family_sample_complexity, sample_complexity_slope_family
 
 
 def _mc_error(pop, predict, n, seed):

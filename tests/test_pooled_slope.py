@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis.pooled_slope import common_slope, sample_complexity_slope_pooled
-from analysis.sample_complexity import (empirical_sample_complexity, loglog_slope,
-                                   sample_complexity_slope_against)
+from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
+from analysis.slopes import sample_complexity_slope_against
 
 NS = [8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512]
 

@@ -7,15 +7,13 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest, norm
 
-from analysis.sample_complexity import (
-    empirical_sample_complexity,
-    loglog_slope,
-    n_hat_from_curve,
-    sample_complexity_slope,
-    sample_complexity_slope_against,
-    slope_against,
-    success_curve,
-)
+from analysis.sample_complexity import (empirical_sample_complexity,
+                                         loglog_slope,
+                                         n_hat_from_curve,
+                                         slope_against,
+                                         success_curve)
+
+from analysis.slopes import sample_complexity_slope, sample_complexity_slope_against
 
 
 def _trials(ns, n_trials, law, seed=0, **cols):

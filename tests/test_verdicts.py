@@ -16,8 +16,7 @@ from claims.real_breast_cancer import nadeau_bengio
 from claims.report import verdict_table
 from claims.verdicts import (FASTER, SLOPE_TOL, combined_verdict, markdown_table, mean_ci,
                              slope_band, upper_bound_verdict, verdict)
-from analysis.sample_complexity import (sample_complexity_slope_against,
-                                   sample_complexity_slope_paired)
+from analysis.slopes import sample_complexity_slope_against, sample_complexity_slope_paired
 
 TH = (1.0, 1.2)
 
@@ -190,7 +189,8 @@ def test_censored_replicates_are_counted_not_dropped():
 def test_a_cell_censored_in_a_replicate_enters_at_the_largest_n():
     # grid n = 5, 10, 20, 40; the three groups first reach the target at 10, 20, 40 (n_hat is
     # interpolated in log n: 5 c, 10 c, 20 c with c = 2^0.9)
-    from analysis.sample_complexity import bootstrap, loglog_slope
+    from analysis.sample_complexity import loglog_slope
+    from analysis.slopes import bootstrap
     ns = np.array([5.0, 10.0, 20.0, 40.0])
     ok, bad = np.zeros(10), np.ones(10)
     groups = [[bad, ok, ok, ok], [bad, bad, ok, ok], [bad, bad, bad, ok]]
