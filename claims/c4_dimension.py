@@ -39,7 +39,7 @@ from claims.base import Claim, VerdictRow, alphas_of, beta_of
 from claims.verdicts import (NOT_MEASURED, bound_estimate_verdict, fmt_slope,
                              upper_bound_verdict)
 from ppm import bounds
-from analysis.pooled_slope import (increments_exponent, increments_ratio,
+from analysis.pooled_slope import (P_RANGE, increments_exponent, increments_ratio,
                                    sample_complexity_exponent_pooled)
 from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
 from analysis.slopes import sample_complexity_slope_against
@@ -266,7 +266,12 @@ def _pooled_row(sets: list[dict], n_boot: int) -> VerdictRow:
     bound_txt = (f"a LOWER BOUND on the exponent: {n_b} of {n_set} settings are censored at "
                  f"d = {int(ds[-1])} and enter with n_hat at the grid's largest n (n_hat > "
                  f"that)" if n_b else "no censored cell")
-    sub_txt = (f"; on the {len(free)} settings measured at every d alone: p = {fmt_slope(sub)} "
+    ratio_txt = ("; a ratio <= 0: the pooled n_hat does not grow from d = 2 to d = 3"
+                 + (" (censored cells enter at the d = 3 grid's largest n, below their n_hat at "
+                    "d = 2)" if n_b else "") + ", so no exponent fits"
+                 if np.isfinite(fit["ratio"]) and fit["ratio"] <= 0 else "")
+    sub_txt = (f"; on the {len(free)} settings measured at every d alone: p = "
+               f"{fmt_exponent(sub['slope'], sub['lo'], sub['hi']) if sub is not None else ''} "
                f"(biased down: the censored settings are the most privacy-dominated)"
                if sub is not None else "")
     return VerdictRow(
@@ -277,8 +282,9 @@ def _pooled_row(sets: list[dict], n_boot: int) -> VerdictRow:
                 f"jointly across the settings that share samples ({n_set} of "
                 f"{n_set + len(fit['excluded'])} settings; censored cells enter as bounds)",
         paper="private cost d^2 log(d/(epsilon alpha)) vs non-private d",
-        measured=f"exponent p = {fmt_slope(fit)} (increments ratio {fit['ratio']:.2f}; 1 for "
-                 f"d, 5/3 for d^2), {bound_txt}{sub_txt}; pooled local log-log slopes (which "
+        measured=f"exponent p = {fmt_exponent(fit['slope'], fit['lo'], fit['hi'])} "
+                 f"(increments ratio {fit['ratio']:.2f}; 1 for d, 5/3 for d^2{ratio_txt}), "
+                 f"{bound_txt}{sub_txt}; pooled local log-log slopes (which "
                  f"mix in the constant) d 1->2: {l12:.2f}, 2->3: {l23:.2f}; n_hat per d: "
                  f"{fmt}; excluded: {excl or 'none'}",
         theory=f"[{lo:.2f}, {hi:.2f}]: mean over the settings of their ranges (increments "
@@ -287,6 +293,19 @@ def _pooled_row(sets: list[dict], n_boot: int) -> VerdictRow:
         looseness=float(np.median(loose)) if loose else math.nan,
         verdict=verdict, slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
         w_pub=w_pub, extra="pooled")
+
+
+def fmt_exponent(slope: float, lo: float, hi: float) -> str:
+    """``p [lo, hi]`` of an increments exponent, with a value at an end of
+    :data:`analysis.pooled_slope.P_RANGE` written as the bound it is (``<= -10``: the increments
+    ratio is at or below that end's, e.g. ``<= 0`` when the pooled ``n_hat`` does not grow from
+    the middle to the largest x), never as a measured number."""
+    def one(v):
+        if not np.isfinite(v):
+            return "nan"
+        return (f"<= {P_RANGE[0]:g}" if v <= P_RANGE[0] else f">= {P_RANGE[1]:g}"
+                if v >= P_RANGE[1] else f"{v:.2f}")
+    return f"{one(slope)} [{one(lo)}, {one(hi)}]"
 
 
 def _pooled_nhat(sets: list[dict]) -> dict:
@@ -367,8 +386,9 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
         if pooled and plotting.finite(pooled[0].slope):
             p = pooled[0]
             axes[r][0].set_title(axes[r][0].get_title() + f"\nw_pub = {w:g}, pooled over the "
-                                 f"settings that reach d = 3: {p.slope:.2f} "
-                                 f"[{p.slope_lo:.2f}, {p.slope_hi:.2f}], {p.verdict}", fontsize=8)
+                                 f"settings that reach d = 3: "
+                                 f"{fmt_exponent(p.slope, p.slope_lo, p.slope_hi)}, {p.verdict}",
+                                 fontsize=8)
     used += [ax for ax, draw in zip(axes[-1], drawers) if draw(ax, results)]
     plotting.compact(fig, axes, used, (5.6, 5.6))  # no empty panels (e.g. the quick profile)
     mechanism = any(any(ax is u for u in used) for ax in axes[-1])

@@ -21,7 +21,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from ppm import PPMHalfspaceLearner
-from ppm.set_cover import DisjunctionLearner, SetCoverLearner
+from ppm.set_cover import DisjunctionLearner, GreedyTriangleCover, SetCoverLearner
 from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, LabelBoostLearner,
                                  PrivateActiveLearner)
 
@@ -85,6 +85,7 @@ class GridTrianglesConf:
     T: int = 1024
     w_pub: float = 0.5
     support: Optional[int] = 8
+    centre_mass: float = 0.5
 
 
 @dataclass
@@ -148,6 +149,7 @@ GapThresholdMechanismConf = estimator_conf(GapThresholdMechanism,
 
 SetCoverLearnerConf = estimator_conf(SetCoverLearner, "ppm.set_cover.SetCoverLearner")
 DisjunctionLearnerConf = estimator_conf(DisjunctionLearner, "ppm.set_cover.DisjunctionLearner")
+GreedyTriangleCoverConf = estimator_conf(GreedyTriangleCover, "ppm.set_cover.GreedyTriangleCover")
 
 
 @dataclass
@@ -198,6 +200,7 @@ def register_configs() -> None:
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
     cs.store(group="learner", name="set_cover_schema", node=SetCoverLearnerConf)
     cs.store(group="learner", name="disjunction_schema", node=DisjunctionLearnerConf)
+    cs.store(group="learner", name="greedy_triangles_schema", node=GreedyTriangleCoverConf)
     cs.store(group="learner", name="label_boost_schema", node=LabelBoostLearnerConf)
     cs.store(group="learner", name="generic_schema", node=GenericLearnerConf)
     cs.store(group="learner", name="active_schema", node=PrivateActiveLearnerConf)

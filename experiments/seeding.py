@@ -65,6 +65,8 @@ STABLE_NAMES = {
         "ppm.set_cover.polygon_population.GridTriangles",
     "ppm.set_cover.disjunctions.DisjunctionLearner":
         "ppm.set_cover.disjunctions.DisjunctionLearner",
+    "ppm.set_cover.greedy_triangles.GreedyTriangleCover":
+        "ppm.set_cover.greedy_triangles.GreedyTriangleCover",
     # BNS15
     "ppm.semi_supervised.generic.GenericLearner": "ppm.semi_supervised.GenericLearner",
     "ppm.semi_supervised.active.PrivateActiveLearner": "ppm.semi_supervised.PrivateActiveLearner",

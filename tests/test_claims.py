@@ -192,3 +192,10 @@ def test_c12_below_bound_is_computed_from_the_data(monkeypatch):
     rows = set_cover_rows()
     assert all("n_hat exceeds the explicit bound" in r.verdict for r in rows
                if r.verdict != "not measured")
+
+
+def test_c4_exponent_at_the_range_end_is_written_as_a_bound():
+    from claims.c4_dimension import fmt_exponent
+    assert fmt_exponent(-10.0, -10.0, -0.77) == "<= -10 [<= -10, -0.77]"
+    assert fmt_exponent(1.7, 0.86, 10.0) == "1.70 [0.86, >= 10]"
+    assert "-10.00" not in fmt_exponent(-10.0, -10.0, -10.0)

@@ -1,4 +1,4 @@
-"""Claims C11-C15 (KMMS19, BNS15): the populations that let them fail, their rules, their rows.
+"""Claims C11-C16 (KMMS19, BNS15): the populations that let them fail, their rules, their rows.
 
 * :class:`~ppm.set_cover.populations.DecoyConjunction`: a decoy literal deletes about
   ``decoy_alpha / (2k)`` of the positives and ``1/k`` of the negatives (the k-factor property);
@@ -20,6 +20,7 @@ from claims import c12_grid_halfplanes as c12
 from claims import c13_generic as c13
 from claims import c14_label_boost as c14
 from claims import c15_active as c15
+from claims import c16_union_polygons as c16
 from claims.base import ResultStore
 from claims.verdicts import FAILS, HOLDS, counted
 from ppm.semi_supervised.big_grid import NoisyBigGridThresholds
@@ -174,11 +175,61 @@ def test_c15_separation_rule():
         "inconclusive")
 
 
+# --- C16: the foil and the explicit bound ------------------------------------------------
+
+def _c16_trials(union_errors, convex_errors, T=64, n=(1000, 25000)):
+    """A synthetic c16_union_polygons table: per n, the given errors of each learner."""
+    import pandas as pd
+    rows = []
+    for nn in n:
+        for learner, errs in ((c16.MAIN, union_errors), (c16.CONVEX, convex_errors)):
+            for t, e in enumerate(errs):
+                rows.append({"learner": learner, "n": nn, "trial": t, "error": e, c16.T: T,
+                             "population.w_pub": 0.5, "population.support": 8,
+                             "learner.epsilon": 0.9, "learner.delta": 1e-6, "learner.k": 2,
+                             "learner.epsilon_hat": 0.5, "baselines.convex.epsilon": 0.9,
+                             "baselines.convex.delta": 1e-6, "baselines.convex.k": 6,
+                             "baselines.convex.epsilon_hat": 0.5})
+    return pd.DataFrame(rows)
+
+
+def test_c16_foil_rule_fails_both_ways():
+    bc = {64: 0.25}
+    below = c16.foil_rows(_c16_trials([0.0] * 40, [0.3] * 40), bc)
+    above = c16.foil_rows(_c16_trials([0.3, 0.28] * 20, [0.3] * 40), bc)
+    across = c16.foil_rows(_c16_trials([0.0, 0.5] * 20, [0.3] * 40), bc)
+    assert below[0].verdict == HOLDS and above[0].verdict == FAILS
+    assert across[0].verdict.startswith("inconclusive")
+    assert below[1].verdict == "check: passed" and not counted(below[1].verdict)
+    # a convex learner under the best convex error can only be a bug: the check says so
+    bug = c16.foil_rows(_c16_trials([0.0] * 40, [0.1] * 40), bc)
+    assert bug[1].verdict.startswith("check: FAILED")
+
+
+def test_c16_identical_errors_get_the_rule_of_three_interval():
+    m, lo, hi = c16.error_interval([0.0] * 40)
+    assert (m, lo) == (0.0, 0.0) and hi == pytest.approx(1 - 0.05 ** (1 / 40))
+    # three equal trials cannot put the mean below a quarter
+    assert c16.error_interval([0.0] * 3)[2] > 0.25
+
+
+def test_c16_bound_is_theorem_3_2_with_three_select_halfplane_losses():
+    b6, b20 = (c16.theorem_bound(2.0 ** b, 0.1, 0.1, 0.9, 1e-6, 0.5) for b in (6, 20))
+    beta_s = 0.1 / (8 * math.log(20))
+    lam = 3 * (8 / 0.25) * math.log(2 * 64 / beta_s)
+    eps_p = 0.45  # add/remove epsilon of (0.9, 1e-6) replace-one
+    hand = 2 * math.log(10) / 0.1 * (7 * math.log(2) + lam
+                                     + math.log(2 / 0.1 * math.log(10)) / eps_p)
+    assert b6 == pytest.approx(hand, rel=1e-3)
+    per_bit = 2 * math.log(10) / 0.1 * 3 * 32 * math.log(2)
+    assert b20 - b6 == pytest.approx(14 * per_bit)
+
+
 # --- rows on the committed results -------------------------------------------------------
 
 @pytest.mark.parametrize("module, extra", [
     (c11, "decoys, set_cover; k"), (c12, "theorem budget"), (c13, "labelled contrast"),
-    (c14, "wrapper noisy"), (c15, "separation")])
+    (c14, "wrapper noisy"), (c15, "separation"), (c16, "foil")])
 def test_new_rows_on_committed_results(module, extra):
     rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
     new = [r for r in rows if extra in r.extra]

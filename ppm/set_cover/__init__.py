@@ -4,8 +4,9 @@
 (:mod:`.literals`, conjunctions over ``{0,1}^D``) or halfplanes of the grid ``{0..T}^2``
 (:mod:`.halfplanes`, exact Select Halfplane of section 4); :class:`DisjunctionLearner` for
 disjunctions (Theorem 1.3) and unions of polygons (section 5, Theorem 5.1, exact triangle
-selection in :mod:`.unions`) by De Morgan. :class:`GreedySetCover` is the
-non-private classical learner; :class:`PlantedConjunction` and :class:`DecoyConjunction` the populations of claim C11,
+selection in :mod:`.unions`) by De Morgan. :class:`GreedySetCover` is the non-private
+classical learner (:class:`GreedyTriangleCover` its union-of-triangles form);
+:class:`PlantedConjunction` and :class:`DecoyConjunction` the populations of claim C11,
 :class:`GridPolygon` / :func:`GridHalfplane` the grid populations of claim C12,
 :class:`GridTriangles` a union of two triangles (Theorem 5.1).
 """
@@ -13,6 +14,7 @@ non-private classical learner; :class:`PlantedConjunction` and :class:`DecoyConj
 from .base import BaseClassSelector, Hypothesis, implied_privacy
 from .disjunctions import DisjunctionLearner
 from .greedy import GreedySetCover
+from .greedy_triangles import GreedyTriangleCover
 from .halfplanes import Halfplane, HalfplaneSelector
 from .learner import SetCoverLearner
 from .literals import Literal, LiteralSelector
@@ -25,6 +27,7 @@ __all__ = [
     "DecoyConjunction",
     "DisjunctionLearner",
     "GreedySetCover",
+    "GreedyTriangleCover",
     "GridHalfplane",
     "GridPolygon",
     "GridTriangles",

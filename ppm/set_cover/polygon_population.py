@@ -75,6 +75,7 @@ class GridPolygon:
         inradius = 0.45 * T * math.cos(math.pi / max(k, 3))
         self._offsets = (np.zeros(1, dtype=np.int64) if k == 1
                          else np.floor(2 * inradius * norms).astype(np.int64))
+        self._neg_p = None  # probabilities of the negative support points (None: uniform)
         if support is not None:
             self._pos, self._neg = self._support_points(support)
 
@@ -182,7 +183,9 @@ class GridPolygon:
             X[public] = self._uniform_side(0, n_pub, rng)
             X[~public] = self._uniform_side(1, n - n_pub, rng)
         else:
-            X[public] = self._neg[rng.integers(0, len(self._neg), size=n_pub)]
+            X[public] = (self._neg[rng.integers(0, len(self._neg), size=n_pub)]
+                         if self._neg_p is None else
+                         self._neg[rng.choice(len(self._neg), size=n_pub, p=self._neg_p)])
             X[~public] = self._pos[rng.integers(0, len(self._pos), size=n - n_pub)]
         return X.astype(float), (~public).astype(np.int64), public
 
@@ -195,7 +198,7 @@ class GridPolygon:
             raise ValueError(f"predict must be callable, got {predict!r}")
         w = self.w_pub
         if self.support is not None:
-            fp = np.mean(self._pred(predict, self._neg) == 1)
+            fp = np.average(self._pred(predict, self._neg) == 1, weights=self._neg_p)
             fn = np.mean(self._pred(predict, self._pos) == 0)
             return float(w * fp + (1 - w) * fn), 0.0
         if (self.T + 1) ** 2 <= _EXACT_GRID:
@@ -235,8 +238,12 @@ class GridTriangles(GridPolygon):
     orientation tests. The grid centre ``(T // 2, T // 2)`` has label 0 and lies in the convex
     hull of the two triangles, so no convex set is consistent with the target. With finite
     support the centre is one of the negative support points (besides the points next to the
-    boundary, as :class:`GridPolygon`), so that the non-convexity carries mass: every convex
-    set errs on at least one support point.
+    boundary, as :class:`GridPolygon`) and carries the share ``centre_mass`` of the negative
+    mass, so that the non-convexity carries mass at every ``T``: a convex set holding
+    positives of both triangles errs on the centre (``w_pub * centre_mass``) or drops one
+    triangle's positives (about ``(1 - w_pub) / 2``); the least convex error is computed
+    exactly by :meth:`best_convex_error` (1/4 at ``w_pub = centre_mass = 1/2``, support 8,
+    every ``T = 2^b``, b = 6..20).
 
     Parameters
     ----------
@@ -246,26 +253,36 @@ class GridTriangles(GridPolygon):
     support : int >= 2 or None
         Boundary positions (at most that many support points per label, half along each
         triangle's perimeter, as :class:`GridPolygon`, and the centre as one more negative);
-        None: uniform over each side. The
-        union learner's cost grows with the number ``m <= 2 support`` of distinct points
-        (:mod:`ppm.set_cover.unions`: ``L^3`` cell triples per round, ``L = O(m^2)``), hence the
-        small default.
+        None: uniform over each side. The union learner's cost grows with the number ``m <= 2
+        support + 1`` of distinct points (:mod:`ppm.set_cover.unions`: ``L^3`` cell triples
+        per round, ``L = O(m^2)``), hence the small default.
+    centre_mass : float in (0, 1)
+        Finite support only: the share of the negative mass on the grid centre (the rest is
+        spread evenly over the boundary negatives). Unused with ``support=None``.
     """
 
-    def __init__(self, *, T=1024, w_pub=0.5, support=8):
+    def __init__(self, *, T=1024, w_pub=0.5, support=8, centre_mass=0.5):
         T = check_positive_int(T, "T", minimum=16)
         if T > 2 ** 20:
             raise ValueError(f"T must be an integer in [16, 2^20], got {T!r}")
         if support is not None:
             support = check_positive_int(support, "support", minimum=2)
         w_pub = check_closed_unit(w_pub, "w_pub")
-        self._params = {"T": T, "w_pub": w_pub, "support": support}
+        centre_mass = check_closed_unit(centre_mass, "centre_mass")
+        if not 0.0 < centre_mass < 1.0:
+            raise ValueError(f"centre_mass must be a number in (0, 1), got {centre_mass!r}")
+        self._params = {"T": T, "w_pub": w_pub, "support": support, "centre_mass": centre_mass}
         a, c = round(0.1 * T), math.floor(0.45 * T)
         A = np.array([(a, a), (c, a), (a, c)], dtype=np.int64)  # counter-clockwise
         self._triangles = (A, T - A)  # the point reflection keeps the orientation
+        self._neg_p = None
         if support is not None:
             self._pos, neg = self._support_points(support)
-            self._neg = np.unique(np.vstack([neg, [[T // 2, T // 2]]]), axis=0)
+            centre = np.array([[T // 2, T // 2]], dtype=np.int64)
+            neg = neg[np.any(neg != centre, axis=1)]
+            self._neg = np.vstack([neg, centre])  # the centre last
+            self._neg_p = np.append(np.full(len(neg), (1.0 - centre_mass) / len(neg)),
+                                    centre_mass)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
@@ -303,6 +320,31 @@ class GridTriangles(GridPolygon):
             out |= inside
         return out.astype(np.int64)
 
+    def best_convex_error(self) -> float:
+        """The least error of any convex set, EXACT (finite support only).
+
+        A convex ``K`` errs on the negatives inside it and the positives outside it. With
+        ``S = K ∩ positives``, ``conv(S) ⊆ K`` contains no more negatives and at least ``S``, so
+        the least error is the minimum over the subsets ``S`` of the positive support points
+        of the error of ``conv(S)`` (closed hull; exact integer orientation tests). ``2^|S|``
+        hulls: refused beyond :data:`MAX_CONVEX_SUBSETS` positive support points. Every
+        intersection of halfplanes is convex, so no convex learner (e.g. the Set Cover Learner
+        over halfplanes) can err less on this population."""
+        if self.support is None:
+            raise ValueError("best_convex_error needs a finite support (support=None here)")
+        pos, neg = self._pos, self._neg
+        if len(pos) > MAX_CONVEX_SUBSETS:
+            raise ValueError(f"best_convex_error enumerates 2^{len(pos)} subsets of positive "
+                             f"support points; the limit is 2^{MAX_CONVEX_SUBSETS}")
+        w = self.w_pub
+        best = 1.0 - w  # the empty set: every positive wrong
+        for mask in range(1, 1 << len(pos)):
+            hull = _convex_hull(pos[[i for i in range(len(pos)) if mask >> i & 1]])
+            fp = np.average(_in_hull(hull, neg), weights=self._neg_p)
+            fn = np.count_nonzero(~_in_hull(hull, pos)) / len(pos)
+            best = min(best, w * fp + (1 - w) * fn)
+        return float(best)
+
     def _boundary_positions(self, M: int) -> np.ndarray:
         out = []
         for t, V in enumerate(self._triangles):
@@ -314,6 +356,51 @@ class GridTriangles(GridPolygon):
             frac = (s - np.concatenate([[0.0], np.cumsum(seg)])[idx]) / seg[idx]
             out.append(W[idx] + frac[:, None] * (W[idx + 1] - W[idx]))
         return np.vstack(out)
+
+
+#: :meth:`GridTriangles.best_convex_error` enumerates the subsets of at most this many
+#: positive support points (2^16 closed hulls)
+MAX_CONVEX_SUBSETS = 16
+
+
+def _cross(o, a, b) -> int:
+    return int((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
+
+
+def _convex_hull(P: np.ndarray) -> list:
+    """Vertices of the closed convex hull of integer points, counter-clockwise, collinear
+    points dropped (Andrew's monotone chain, exact integer arithmetic)."""
+    pts = sorted({(int(x), int(y)) for x, y in P})
+    if len(pts) <= 2:
+        return pts
+    lower, upper = [], []
+    for p in pts:
+        while len(lower) >= 2 and _cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    for p in reversed(pts):
+        while len(upper) >= 2 and _cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return lower[:-1] + upper[:-1]
+
+
+def _in_hull(hull: list, Q: np.ndarray) -> np.ndarray:
+    """Whether each integer point of ``Q`` lies in the closed hull (a point, a segment or a
+    counter-clockwise polygon from :func:`_convex_hull`)."""
+    out = np.empty(len(Q), dtype=bool)
+    for j, q in enumerate(Q):
+        q = (int(q[0]), int(q[1]))
+        if len(hull) == 1:
+            out[j] = q == hull[0]
+        elif len(hull) == 2:
+            a, b = hull
+            out[j] = (_cross(a, b, q) == 0 and min(a[0], b[0]) <= q[0] <= max(a[0], b[0])
+                      and min(a[1], b[1]) <= q[1] <= max(a[1], b[1]))
+        else:
+            out[j] = all(_cross(hull[i], hull[(i + 1) % len(hull)], q) >= 0
+                         for i in range(len(hull)))
+    return out
 
 
 __all__ = ["GridPolygon", "GridHalfplane", "GridTriangles"]
