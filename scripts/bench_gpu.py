@@ -1,7 +1,10 @@
-"""Benchmark of the CUDA scorer (ppm.core.cuda_scorer) per level and word count.
+"""Benchmark of the CUDA scorer (ppm.core.cuda_scorer) per level and word count, and of the
+triangle selection on the GPU (ppm.set_cover.unions).
 
     python -m scripts.bench_gpu [--threads 2] [--repeats 3] [--cpu-chunks 1]
                                 [--out results/bench_gpu.csv]
+                                [--triangle-m 16 24 32 48 64] [--cpu-max-triples 2e10]
+                                [--triangles-out results/bench_gpu_triangles.csv]
     NUMBA_ENABLE_CUDASIM=1 python -m scripts.bench_gpu --smoke    # no GPU: simulator, tiny
 
 For each sample (GaussianClusters, the C4 cells: d = 3, w_pub = 0.1) and each level j in
@@ -15,6 +18,15 @@ For each sample (GaussianClusters, the C4 cells: d = 3, w_pub = 0.1) and each le
   ``--cpu-chunks`` chunks of the level (a whole level 3 takes minutes on 2 cores), and
   ``ratio_gpu_cpu``; ``same_histogram``: the GPU's per-chunk histograms of those chunks equal
   the CPU's (asserted).
+
+Triangle selection (KMMS19 section 5, Theorem 5.1; docs/model.md §9.2): one selection round
+(:meth:`TriangleComplementSelector.select`: the cells, the three chain-rule steps, the draws) on
+random samples of ``m`` distinct points of ``{0..64}^2`` per ``--triangle-m``: ``cells`` ``L``,
+``triples`` ``L^3``, ``gpu_seconds`` / ``gpu_triples_per_s`` (``device="cuda"``, best of
+``--repeats``, kernels compiled before the timing) and ``cpu_seconds`` / ``cpu_triples_per_s``
+(``device="cpu"``, the numba kernel on one core, one round; not timed above
+``--cpu-max-triples``, where a round takes minutes), ``ratio_gpu_cpu``, and ``same_triangle``:
+the two devices drew the same triangle from the same seed (asserted).
 
 ``make bench`` runs it after ``scripts.bench`` when a GPU is present. ``--smoke`` runs tiny
 samples (under the simulator where there is no GPU) and writes nothing: a test that the script
@@ -34,6 +46,8 @@ import pandas as pd
 # whose bitsets hold 4 to 6 words.
 DEFAULT = [(2, 400, 0.5), (2, 1000, 0.5), (3, 160, 0.1), (3, 224, 0.1), (3, 320, 0.1)]
 SMOKE = [(2, 20, 0.2), (3, 20, 0.15)]  # 30 and 28 halfspaces: seconds under the simulator
+TRIANGLE_M = [16, 24, 32, 48, 64]  # distinct points; L^3 from ~1e7 up to the GPU limit 1e11
+TRIANGLE_T = 64
 
 
 def _bitsets(d, n, w_pub):
@@ -125,6 +139,71 @@ def measure(scorer, level, repeats, cpu_chunks):
                 same_histogram=same, threads=threads, blocks=blocks)
 
 
+def _triangle_sample(m, T, seed=0):
+    """``m`` distinct random points of ``{0..T}^2``, random labels."""
+    rng = np.random.default_rng(seed)
+    idx = rng.choice((T + 1) ** 2, m, replace=False)
+    X = np.stack([idx // (T + 1), idx % (T + 1)], axis=1)
+    return X, rng.integers(0, 2, m)
+
+
+def measure_triangles(m, T, repeats, cpu_max_triples, seed=0) -> dict:
+    """One selection round on the GPU and on the CPU, same sample and seed."""
+    from ppm.set_cover import TriangleComplementSelector
+
+    X, y = _triangle_sample(m, T, seed)
+    thr, eps = 0.5 * float(np.count_nonzero(y == 0)), 1.0
+    gpu = TriangleComplementSelector(T, device="cuda")
+    cpu = TriangleComplementSelector(T, device="cpu", max_triples=cpu_max_triples)
+    L = int(gpu.cells(X, y).labels.shape[0])
+    triples = float(L) ** 3
+
+    def coefficients(sel):
+        tri = sel.select(X, y, thr, eps, np.random.default_rng(seed)).triangle
+        return [(h.a_hat, h.b) for h in tri.halfplanes]
+
+    coef = {}
+    gpu_s = _best(lambda: coef.__setitem__("gpu", coefficients(gpu)), repeats)
+    row = dict(m=m, T=T, cells=L, triples=triples, gpu_seconds=gpu_s,
+               gpu_triples_per_s=triples / gpu_s, cpu_seconds=np.nan,
+               cpu_triples_per_s=np.nan, ratio_gpu_cpu=np.nan, same_triangle=None)
+    if triples <= cpu_max_triples:
+        cpu_s = _best(lambda: coef.__setitem__("cpu", coefficients(cpu)), 1)
+        same = coef["cpu"] == coef["gpu"]
+        assert same, f"m={m}: the GPU and the CPU drew different triangles"
+        row.update(cpu_seconds=cpu_s, cpu_triples_per_s=triples / cpu_s,
+                   ratio_gpu_cpu=cpu_s / gpu_s, same_triangle=same)
+    return row
+
+
+def triangles(ms, T, repeats, cpu_max_triples, out, smoke, device) -> list[dict]:
+    """The triangle-selection benchmark (module docstring); writes ``out`` unless ``smoke``."""
+    from ppm.core.cuda_scorer import simulator_enabled
+    from ppm.set_cover import TriangleComplementSelector
+
+    X, y = _triangle_sample(4, T)
+    if not simulator_enabled():  # compile the kernels (one word) outside the timing
+        TriangleComplementSelector(T, device="cuda").select(X, y, 1.0, 1.0,
+                                                            np.random.default_rng(0))
+    rows = []
+    for m in ms:
+        row = dict(device=device, **measure_triangles(m, T, repeats, cpu_max_triples))
+        rows.append(row)
+        print(f"triangles m={m}: {row['cells']} cells, {row['triples']:.3g} triples, GPU "
+              f"{row['gpu_seconds']:.3g} s ({row['gpu_triples_per_s']:.3g} triples/s), CPU "
+              f"{row['cpu_seconds']:.3g} s, {row['ratio_gpu_cpu']:.3g}x", flush=True)
+    df = pd.DataFrame(rows)
+    cols = ["m", "cells", "triples", "gpu_seconds", "gpu_triples_per_s", "cpu_seconds",
+            "cpu_triples_per_s", "ratio_gpu_cpu", "same_triangle"]
+    print(df[cols].rename(columns={"gpu_triples_per_s": "triples_per_s"})
+          .to_string(index=False, float_format=lambda v: f"{v:.3g}"), flush=True)
+    if not smoke:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(out, index=False)
+        print(f"wrote {out}")
+    return rows
+
+
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true",
@@ -134,6 +213,12 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--cpu-chunks", type=int, default=1,
                         help="chunks (of 256 per level) the CPU kernel is timed on")
     parser.add_argument("--out", type=Path, default=Path("results/bench_gpu.csv"))
+    parser.add_argument("--triangle-m", type=int, nargs="*", default=TRIANGLE_M,
+                        help="distinct points of the triangle-selection samples (none: skip)")
+    parser.add_argument("--cpu-max-triples", type=float, default=2e10,
+                        help="time the CPU triangle round only up to this many cell triples")
+    parser.add_argument("--triangles-out", type=Path,
+                        default=Path("results/bench_gpu_triangles.csv"))
     args = parser.parse_args(argv)
 
     import numba
@@ -169,6 +254,11 @@ def main(argv=None) -> list[dict]:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         df.to_csv(args.out, index=False)
         print(f"wrote {args.out}")
+    if args.triangle_m:
+        # the smoke run: 4 distinct points (a dozen cells), seconds under the simulator
+        triangles([4] if args.smoke else args.triangle_m, 8 if args.smoke else TRIANGLE_T,
+                  1 if args.smoke else args.repeats, args.cpu_max_triples, args.triangles_out,
+                  args.smoke, device)
     return rows
 
 

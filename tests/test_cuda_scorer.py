@@ -141,6 +141,7 @@ def test_fit_samples_same_hypothesis_as_cpu():
 def test_bench_gpu_smoke():
     out = _run("sim_bench_smoke")
     assert "hypotheses_per_s" in out and "popcount_ceiling" in out
+    assert "triangles m=4" in out and "triples_per_s" in out  # the triangle selection's table
 
 
 def test_bad_device_rejected():

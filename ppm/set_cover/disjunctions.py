@@ -39,7 +39,9 @@ class DisjunctionLearner(SetCoverLearner):
     ``"literals" | "halfplanes" | "triangles"`` (the class of the disjuncts) and ``pos_label``:
     the label the disjunction predicts where some disjunct holds (1 in KMMS19). ``k`` is the
     number of disjuncts (for ``"triangles"``: triangles; a union of polygons with ``k`` edges
-    in all needs at most ``k``).
+    in all needs at most ``k``). ``device`` ("cpu" | "cuda" | "auto") chooses where the exact
+    triangle selection runs (``"triangles"`` only; the same mechanism on every device, see
+    :class:`~ppm.set_cover.SetCoverLearner`).
 
     Attributes as :class:`~ppm.set_cover.SetCoverLearner`; ``hypotheses_`` are the conjunction
     side's released hypotheses ``h_1..h_R`` (literals as ``(variable, sign)`` tuples, grid

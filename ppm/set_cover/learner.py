@@ -42,20 +42,22 @@ from .base import (
 )
 from .halfplanes import HalfplaneSelector
 from .literals import LiteralSelector, column_counts
-from .unions import TriangleComplementSelector
+from .unions import TriangleComplementSelector, check_device
 
 HYPOTHESES = ("literals", "halfplanes", "triangle_complements")
 COMPOSITIONS = ("set_cover", "naive")
 
 
-def make_selector(hypotheses: str, T=None):
-    """The selection procedure of a base class: literals or grid halfplanes."""
+def make_selector(hypotheses: str, T=None, device: str = "cpu"):
+    """The selection procedure of a base class: literals, grid halfplanes or triangle
+    complements (``device`` is used by the triangle selection only; the others run on the
+    CPU)."""
     if hypotheses == "literals":
         return LiteralSelector()
     if hypotheses == "halfplanes":  # exact Select Halfplane (KMMS19, section 4)
         return HalfplaneSelector(T=T)
     if hypotheses == "triangle_complements":  # NOT(HALFPLANE^{AND 3}), KMMS19 section 5
-        return TriangleComplementSelector(T=T)
+        return TriangleComplementSelector(T=T, device=device)
     raise ValueError(f"hypotheses must be one of {HYPOTHESES}, got {hypotheses!r}")
 
 
@@ -88,6 +90,15 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         The label the conjunction predicts where every chosen hypothesis holds (1 in KMMS19;
         the rounds delete the points a hypothesis labels with the other label). ``None``: 1,
         for a sample labelled 0/1; with any other labels it must be given (``ValueError``).
+    device : "cpu" | "cuda" | "auto"
+        Where the exact triangle selection (``hypotheses="triangle_complements"``, and
+        ``"triangles"`` of :class:`~ppm.set_cover.DisjunctionLearner`) scores its ordered cell
+        triples: the CPU, an NVIDIA GPU (numba.cuda; ``fit`` raises a ``ValueError`` before any
+        work when none is usable; ``L^3`` up to ``1e11`` instead of ``2e8``), or the GPU when
+        one is present and ``L^3 >= 1e8`` (:mod:`ppm.set_cover.unions`, docs/gpu.md). The same
+        mechanism on every device: the draws agree up to float64 rounding. Literals and
+        halfplanes ignore it (they always run on the CPU). Execution-only
+        (``_execution_params``): it enters no seed or cache key.
 
     Attributes
     ----------
@@ -107,6 +118,7 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     _label_role = "the conjunction's positive label (1 in KMMS19)"
     _encoding_params = ("pos_label",)
     _hypotheses_choices = HYPOTHESES
+    _execution_params = ("device",)
 
     def _base_class(self) -> str:
         """The base class the conjunction rounds select from (``make_selector``'s name)."""
@@ -114,7 +126,7 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, *, k=1, epsilon=0.9, delta=1e-6, hypotheses="literals",
                  composition="set_cover", alpha0=0.1, beta0=0.1, T=None, epsilon_hat=None,
-                 random_state=None, pos_label=None):
+                 random_state=None, pos_label=None, device="cpu"):
         self.k = k
         self.epsilon = epsilon
         self.delta = delta
@@ -126,6 +138,7 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self.epsilon_hat = epsilon_hat
         self.random_state = random_state
         self.pos_label = pos_label
+        self.device = device
 
     def _validate_params(self) -> None:
         """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
@@ -156,6 +169,9 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"epsilon_hat must be None or a positive number, got {e!r}")
         if self._base_class() != "literals":
             make_selector(self._base_class(), self.T)  # a bad T fails here, naming the value
+        # the value only: whether a GPU is present is checked by fit (a login node without
+        # one can validate a sweep whose cells run on GPU nodes)
+        check_device(self.device)
         check_random_state(self.random_state)
         rounds = n_rounds(int(k), alpha0)
         eps_p, delta_p = add_remove_budget(eps, float(d))
@@ -180,7 +196,8 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         ``public`` is accepted so that the pipeline's positional ``fit(X, y, public)`` works,
         and ignored: the learner is (epsilon, delta)-DP for every example."""
         p = self._budget()
-        selector = make_selector(self._base_class(), self.T)
+        # device="cuda" without a usable GPU: a ValueError here, before any work
+        selector = make_selector(self._base_class(), self.T, self.device)
         self._check_names(X, reset=True)
         X, y = self._check_data(selector, X, y)
         y = self._round_labels(y)

@@ -38,12 +38,19 @@ fixed gives ``log W(c_2 | c_1)``; draw ``c_2``; ``log mass(c_3) + epsilon q / 2`
 fixed pair gives ``c_3``. :meth:`TriangleComplementSelector.selection_table` returns the
 probability of every ordered triple through the same three steps (for the exactness tests).
 ``q`` does not factor over the three cells, so no exact shortcut avoids the ``L^3`` triples: a
-sample whose ``L^3`` exceeds ``max_triples`` (default :data:`MAX_TRIPLES` = ``2e8``, about
-1.7 s per round on one CPU core; m = 24 random points: 552 cells, 1.4 s) is refused with a
-``ValueError`` before any triple is scored (the sweep that counts the cells costs
-``O(m^2 log m)``). The next step for larger ``m`` is a GPU
-kernel of the same triple sum (the exact CUDA scorer's triple kernel with masses in place of
-counts); it is not built.
+sample whose ``L^3`` exceeds the limit is refused with a ``ValueError`` before any triple is
+scored (the sweep that counts the cells costs ``O(m^2 log m)``). On the CPU the limit is
+:data:`MAX_TRIPLES` = ``2e8`` (about 1.7 s per round on one CPU core; m = 24 random points: 552
+cells, 1.4 s).
+
+GPU (``device="cuda"``, or ``"auto"`` with a GPU for ``L^3 >= AUTO_MIN_TRIPLES``): steps 1 and
+2 of the chain rule run as numba.cuda kernels (:mod:`ppm.set_cover._cuda_triple_kernels`: one
+block per first cell, exact integer counts, a fixed-order log-sum-exp reduction), step 3
+(``O(L)``) and the draws stay on the host. The mechanism is the same; only the order of the
+float64 additions differs, so the log-weights agree with the CPU kernel's to float64 rounding
+and the draws are the same except where a uniform falls within rounding of a boundary of the
+cumulative distribution (docs/gpu.md). The GPU limit is :data:`MAX_TRIPLES_GPU` = ``1e11``
+(about m <= 64 distinct points).
 """
 
 from __future__ import annotations
@@ -54,12 +61,20 @@ from numbers import Real
 
 import numpy as np
 
+from ppm.core.cuda_scorer import cuda_usable, gpu_available
 from ppm.validation import check_labels
 from . import _triple_kernels as TK
 from .halfplanes import Halfplane, check_grid_points, check_grid_size, dual_trapezoids
 
-#: default limit on the number ``L^3`` of ordered cell triples of one selection
+#: default limit on the number ``L^3`` of ordered cell triples of one selection on the CPU
 MAX_TRIPLES = 2 * 10**8
+#: the same on the GPU (``device="cuda"``, or ``"auto"`` on a GPU): about m <= 64 distinct points
+MAX_TRIPLES_GPU = 10**11
+#: ``device="auto"`` takes the GPU (when there is one) from this many ordered cell triples on:
+#: below, one CPU round takes under about 1 s, the time the GPU path may spend compiling its
+#: kernels for a new word count (once per process)
+AUTO_MIN_TRIPLES = 10**8
+DEVICES = ("auto", "cpu", "cuda")
 
 
 class Triangle:
@@ -116,14 +131,37 @@ class TriangleComplementSelector:
     ``select(X, y, threshold, epsilon, rng)`` draws ``¬T`` with density ``∝ exp(epsilon q / 2)``
     with respect to the product of the dual area measures, ``q(¬T) = min(#¬T_0(S_0) - threshold,
     -#¬T_0(S_1))`` (``¬T_0`` = the points inside ``T``; ``S_0``/``S_1`` = rows with ``y = 0 / 1``:
-    in the union learner the original positives / negatives)."""
+    in the union learner the original positives / negatives).
 
-    def __init__(self, T: int, max_triples: float = MAX_TRIPLES):
+    ``device``: where steps 1 and 2 of the chain rule run: "cpu" (the numba CPU kernel),
+    "cuda" (an NVIDIA GPU, numba.cuda; a ``ValueError`` here, before any work, when none is
+    usable) or "auto" (the GPU when :func:`ppm.core.cuda_scorer.gpu_available` and ``L^3 >=``
+    :data:`AUTO_MIN_TRIPLES`, else the CPU). ``max_triples``: refuse a sample with more ordered
+    cell triples (``None``: :data:`MAX_TRIPLES` on the CPU, :data:`MAX_TRIPLES_GPU` on the
+    GPU)."""
+
+    def __init__(self, T: int, max_triples: float | None = None, device: str = "cpu"):
         self.T = check_grid_size(T)
-        if isinstance(max_triples, bool) or not isinstance(max_triples, Real) \
-                or not max_triples >= 1:
-            raise ValueError(f"max_triples must be a number >= 1, got {max_triples!r}")
-        self.max_triples = float(max_triples)
+        if max_triples is not None and (isinstance(max_triples, bool) or not isinstance(
+                max_triples, Real) or not max_triples >= 1):
+            raise ValueError(f"max_triples must be None or a number >= 1, got {max_triples!r}")
+        self.max_triples = None if max_triples is None else float(max_triples)
+        self.device = check_device(device)
+        if self.device == "cuda" and not cuda_usable():
+            raise ValueError("device='cuda' needs an NVIDIA GPU visible to numba.cuda (install "
+                             "the extra: pip install -e '.[gpu]'); none was found. Use "
+                             "device='cpu' or 'auto'.")
+
+    def uses_gpu(self, n_triples: float) -> bool:
+        """Whether a selection with ``n_triples`` ordered cell triples runs on the GPU."""
+        return self.device == "cuda" or (self.device == "auto" and n_triples >= AUTO_MIN_TRIPLES
+                                         and gpu_available())
+
+    def limit(self, n_triples: float) -> float:
+        """The refusal limit that applies to a selection of ``n_triples`` triples."""
+        if self.max_triples is not None:
+            return self.max_triples
+        return float(MAX_TRIPLES_GPU if self.uses_gpu(n_triples) else MAX_TRIPLES)
 
     def check_X(self, X) -> np.ndarray:
         return check_grid_points(X, self.T)
@@ -144,10 +182,12 @@ class TriangleComplementSelector:
         labels, cell_of = np.unique(lab, axis=0, return_inverse=True)
         cell_of = cell_of.reshape(-1)
         n_triples = float(labels.shape[0]) ** 3
-        if n_triples > self.max_triples:
+        limit = self.limit(n_triples)
+        if n_triples > limit:
+            where = "GPU" if self.uses_gpu(n_triples) else "CPU"
             raise ValueError(
                 f"triangle selection refused: {labels.shape[0]} cells give {n_triples:.3g} "
-                f"ordered cell triples > the limit max_triples={self.max_triples:.3g} "
+                f"ordered cell triples > the limit max_triples={limit:.3g} on the {where} "
                 f"({m} distinct points)")
         mass = np.bincount(cell_of, weights=np.concatenate([trap.area, trap.area]),
                            minlength=labels.shape[0])
@@ -161,14 +201,19 @@ class TriangleComplementSelector:
                                    cells.c1.astype(np.int64))
         mass = cells.mass / cells.mass.sum()
         N0, N1 = int(cells.c0.sum()), int(cells.c1.sum())
-        args = (bits, mass, tab0, tab1, N0, N1, threshold, epsilon)
+        kernel = TK.log_weights
+        if self.uses_gpu(float(mass.size) ** 3):
+            from . import _cuda_triple_kernels  # imports numba.cuda: only when it runs
+
+            kernel = _cuda_triple_kernels.log_weights
+        args = (kernel, bits, mass, tab0, tab1, N0, N1, threshold, epsilon)
         return cells, args
 
     @staticmethod
     def _step(args, c1: int, c2: int) -> np.ndarray:
         """Normalised log-probabilities of the next cell given ``c1`` (and ``c2``); -1: none."""
-        bits, mass, tab0, tab1, N0, N1, thr, eps = args
-        logw = TK.log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps)
+        kernel, bits, mass, tab0, tab1, N0, N1, thr, eps = args
+        logw = kernel(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps)
         top = logw.max()
         return logw - (top + np.log(np.exp(logw - top).sum()))
 
@@ -218,6 +263,13 @@ class TriangleComplementSelector:
         area = trap.area[members % n_t]
         j = int(members[TriangleComplementSelector._draw(np.log(area), rng)])
         return trap.halfplane(j % n_t, 1 + j // n_t, rng)
+
+
+def check_device(device) -> str:
+    """``device`` if it is one of :data:`DEVICES`, else a one-line ``ValueError`` naming it."""
+    if not (isinstance(device, str) and device in DEVICES):
+        raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
+    return device
 
 
 def _check_real(value, name: str, positive: bool = False) -> float:
