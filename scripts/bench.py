@@ -1,7 +1,7 @@
 """Benchmark of the exact learner: fit time, throughput, peak memory, ratio to the reference.
 
     python -m scripts.bench [--quick] [--threads 2] [--repeats 3] [--no-reference]
-                            [--out results/bench.csv --overwrite-committed]
+                            [--popcount-only] [--out results/bench.csv --overwrite-committed]
 
 The default --out is the committed benchmark: writing it needs --overwrite-committed
 (``make bench`` passes it); any other path does not.
@@ -19,6 +19,14 @@ sample in the same run; all must return the same hypothesis (asserted). Each mea
 repeated ``--repeats`` times and the fastest kept (the machine is shared). Each measurement
 runs in a fresh child process so that its peak resident memory (``ru_maxrss`` above the post-setup baseline) is its own. Prints a
 table and writes ``results/bench.csv``. Numbers depend on the machine: a benchmark, not a test.
+
+**Popcount variants.** For each d >= 2 row, and for synthetic bitsets with more words
+(``SYNTHETIC``: random membership, d = 3, 6 and 9 words), it also times
+``BitsetScorer.histogram()`` alone with the plain popcount (``csa=False``) and the carry-save
+one (``csa=True``) on the same bitsets in the same fresh process, alternating the two and keeping
+the fastest of ``--repeats`` each (the histograms must be equal: asserted). Printed, and written
+next to ``--out`` as ``<stem>_popcount.csv`` (``hypotheses_per_s``, ``fraction_of_floor`` and
+``csa_speedup`` = plain seconds / carry-save seconds). ``--popcount-only`` skips the fits.
 """
 
 from __future__ import annotations
@@ -37,6 +45,10 @@ from experiments import committed
 DEFAULT = [(1, 100_000), (1, 1_000_000), (2, 200), (2, 400), (2, 600), (3, 48), (3, 200, 0.1)]
 QUICK = [(1, 100_000), (2, 200), (3, 24)]
 REFERENCE_MAX_N = {2: 400, 3: 48}  # larger reference runs take minutes
+# (d, |C_pub|, words): random membership bitsets for the popcount variants, more words than the
+# samples above give at d = 3 (about 1e9 hypotheses each; the quick run takes fewer halfspaces)
+SYNTHETIC = [(3, 1800, 6), (3, 1800, 9)]
+SYNTHETIC_QUICK = [(3, 600, 6), (3, 600, 9)]
 
 
 def _measure(d, n, w_pub, method, threads, queue):
@@ -66,6 +78,70 @@ def _measure(d, n, w_pub, method, threads, queue):
                    n_hypotheses=float(fit.n_hypotheses_), method=method, threads=threads,
                    seconds=seconds, hypotheses_per_s=fit.n_hypotheses_ / seconds,
                    peak_mib=max(0, peak - base) / 1024, hypothesis=str(fit.hypothesis_)))
+
+
+def _popcount_inputs(spec):
+    """``(B, y, d, row)``: the membership matrix, labels and d of a sample row ``("sample", d, n,
+    w_pub)`` (the bench's sample and ``C_pub``) or a synthetic one ``("synthetic", d, m, words)``
+    (uniform random membership, half the words label 0), and the row's description."""
+    import numpy as np
+
+    from ppm import construct_halfspaces
+    from ppm.populations import GaussianClusters
+
+    if spec[0] == "sample":
+        _, d, n, w_pub = spec
+        X, y, public = GaussianClusters(d=d, w_pub=w_pub).sample(n, random_state=0)
+        hs = construct_halfspaces(X[public], n_features=d)
+        return hs.membership(X), np.asarray(y), d, dict(
+            d=d, n=n, w_pub=w_pub, n_pub=int(np.sum(public)))
+    _, d, m, words = spec
+    n0, n1 = 64 * (words // 2), 64 * (words - words // 2)
+    rng = np.random.default_rng(words)
+    y = np.repeat([0, 1], [n0, n1])
+    return rng.random((m, n0 + n1)) < 0.5, y, d, dict(d=d, n=n0 + n1, w_pub=float("nan"),
+                                                      n_pub=-1)
+
+
+def _measure_popcounts(spec, threads, repeats, queue):
+    import numba
+    import numpy as np
+
+    from ppm.core.hypothesis_class import BitsetScorer, class_size
+
+    numba.set_num_threads(threads)
+    B, y, d, row = _popcount_inputs(spec)
+    for csa in (False, True):  # compile / load both variants outside the timing
+        BitsetScorer(B[:8, :], y, d, csa=csa).histogram()
+    scorers = {csa: BitsetScorer(B, y, d, csa=csa) for csa in (False, True)}
+    best, hists = {False: float("inf"), True: float("inf")}, {}
+    for rep in range(repeats):
+        for csa in ((False, True) if rep % 2 == 0 else (True, False)):  # alternate the order
+            t0 = time.perf_counter()
+            hists[csa] = scorers[csa].histogram()
+            best[csa] = min(best[csa], time.perf_counter() - t0)
+    assert np.array_equal(hists[False], hists[True]), spec  # exact: the same histogram
+    m = B.shape[0]
+    G = float(class_size(m, d))
+    rows = [dict(row, words=scorers[False].PQT.shape[0], n_halfspaces=m, n_hypotheses=G,
+                 method="bitset-csa" if csa else "bitset-plain", threads=threads,
+                 seconds=best[csa], hypotheses_per_s=G / best[csa]) for csa in (False, True)]
+    queue.put(rows)
+
+
+def measure_popcounts(spec, threads, repeats, floor) -> list[dict]:
+    rows = _run(_measure_popcounts, (spec, threads, repeats))
+    speedup = rows[0]["seconds"] / rows[1]["seconds"]
+    for r in rows:
+        r["fraction_of_floor"] = r["hypotheses_per_s"] / floor
+        r["csa_speedup"] = speedup
+    what = (f"d={spec[1]} n={spec[2]} w_pub={spec[3]:g}" if spec[0] == "sample"
+            else f"synthetic d={spec[1]} |C_pub|={spec[2]}")
+    print(f"{what} ({rows[0]['words']} words, {threads} threads) histogram: "
+          + ", ".join(f"{r['method']} {r['seconds']:.3f} s = {r['hypotheses_per_s']:.3g} hyp/s "
+                      f"= {r['fraction_of_floor']:.2f} of the floor" for r in rows)
+          + f"; carry-save speed-up {speedup:.2f}x", flush=True)
+    return rows
 
 
 def _floor(threads, queue):
@@ -133,15 +209,32 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3, help="keep the fastest of these")
     parser.add_argument("--no-reference", action="store_true", help="skip the blocked reference")
     parser.add_argument("--out", type=Path, default=Path("results/bench.csv"))
+    parser.add_argument("--popcount-only", action="store_true",
+                        help="only the popcount variants (no fits; --out is not written)")
     committed.add_flag(parser)
     args = parser.parse_args(argv)
-    committed.refuse_committed([args.out], args.overwrite_committed)
-    sample_complexity_search_seconds()
+    popcount_out = args.out.with_name(args.out.stem + "_popcount.csv")
+    committed.refuse_committed([args.out, popcount_out], args.overwrite_committed)
+    if not args.popcount_only:
+        sample_complexity_search_seconds()
     floor = measure_floor(args.threads, args.repeats)
     print(f"floor (one histogram increment per hypothesis, {args.threads} threads): "
           f"{floor:.3g}/s", flush=True)
     rows = [dict(method="floor", threads=args.threads, hypotheses_per_s=floor,
                  fraction_of_floor=1.0)]
+    specs = [("sample", d, n, w[0] if w else args.w_pub)
+             for d, n, *w in (QUICK if args.quick else DEFAULT) if d >= 2]
+    specs += [("synthetic", *s) for s in (SYNTHETIC_QUICK if args.quick else SYNTHETIC)]
+    popcount_rows = [r for spec in specs
+                     for r in measure_popcounts(spec, args.threads, args.repeats, floor)]
+    popcount_df = pd.DataFrame(popcount_rows)
+    popcount_out.parent.mkdir(parents=True, exist_ok=True)
+    popcount_df.to_csv(popcount_out, index=False)
+    print(popcount_df[["d", "n", "w_pub", "words", "n_halfspaces", "n_hypotheses", "method",
+                       "threads", "seconds", "hypotheses_per_s", "fraction_of_floor",
+                       "csa_speedup"]].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    if args.popcount_only:
+        return
     for d, n, *w in QUICK if args.quick else DEFAULT:
         w_pub = w[0] if w else args.w_pub
         methods = ["auto"] if d == 1 else ["sweep", "bitset"]

@@ -141,12 +141,14 @@ class CudaKernels:
     def singles(PQT, wP, M, n0):
         return cpu_kernels().singles(PQT, wP, M, n0)
 
-    def level2_hist(self, PQT, wP, M, row_bounds, n0, hist):
+    # ``csa`` (the CPU kernels' choice of popcount) is accepted and ignored: the GPU kernel
+    # always uses the carry-save popcount.
+    def level2_hist(self, PQT, wP, M, row_bounds, n0, hist, csa=False):
         c = np.arange(len(row_bounds) - 1)
         segs = self._segments(np.full(c.size, -1), row_bounds[:-1], row_bounds[1:], c)
         hist += self._hist(M, segs, n0, hist.shape[0])
 
-    def level3_hist(self, PQT, wP, M, first_bounds, n0, hist):
+    def level3_hist(self, PQT, wP, M, first_bounds, n0, hist, csa=False):
         segs = self._level3_segments(np.asarray(first_bounds), lambda a, chunk: chunk)
         hist += self._hist(M, segs, n0, hist.shape[0])
 

@@ -283,9 +283,14 @@ class BitsetScorer:
     matrix ``B``, so it returns identical histograms and samples (checked by the tests).
     Memory: ``|C_pub| n`` bits plus ``chunks x (n + 1)`` counters per level, never ``O(|G|)``.
     Kernels in :mod:`ppm.core._bitset_kernels`; their threads follow ``numba.set_num_threads``.
+
+    ``csa``: score pairs and triples with the carry-save popcount (same histograms, records and
+    samples); None (the default) uses it from ``_bitset_kernels.CSA_MIN_WORDS`` words on, which
+    is None (never): it was slower than the plain popcount where measured (docs/performance.md).
     """
 
-    def __init__(self, B: np.ndarray, y: np.ndarray, d: int, chunks: int = 256):
+    def __init__(self, B: np.ndarray, y: np.ndarray, d: int, chunks: int = 256,
+                 csa: bool | None = None):
         from ppm.core import _bitset_kernels as kernels
 
         self._kernels = kernels
@@ -300,6 +305,9 @@ class BitsetScorer:
         self.PQT = np.zeros((self.wP + max(1, -(-n1 // 64)), self.m), dtype=np.uint64)
         kernels.pack_word_major(np.ascontiguousarray(B), pos.astype(np.int64), self.PQT)
         self._ones = np.full(self.PQT.shape[0], ~np.uint64(0))
+        if csa is None:
+            csa = kernels.CSA_MIN_WORDS is not None and self.PQT.shape[0] >= kernels.CSA_MIN_WORDS
+        self.csa = bool(csa)
         self._chunks = int(chunks)
         self._records: list | None = None
 
@@ -322,7 +330,7 @@ class BitsetScorer:
             rows = np.arange(self.m - 1)
             bounds = balanced_bounds(0, self.m - 1, self.m - 1 - rows, self._chunks)
             hist = np.zeros((len(bounds) - 1, n1), dtype=np.int64)
-            k.level2_hist(self.PQT, self.wP, self._ones, bounds, self.n0, hist)
+            k.level2_hist(self.PQT, self.wP, self._ones, bounds, self.n0, hist, self.csa)
             total += hist.sum(axis=0)
             records.append(("pairs", (), bounds, hist))
         for j in range(3, min(self.d, self.m) + 1):
@@ -333,7 +341,8 @@ class BitsetScorer:
                 r = self.m - 1 - np.arange(start, self.m - 2)
                 bounds = balanced_bounds(start, self.m - 2, r * (r - 1) / 2, self._chunks)
                 hist = np.zeros((len(bounds) - 1, n1), dtype=np.int64)
-                k.level3_hist(self.PQT, self.wP, self._mask(prefix), bounds, self.n0, hist)
+                k.level3_hist(self.PQT, self.wP, self._mask(prefix), bounds, self.n0, hist,
+                              self.csa)
                 total += hist.sum(axis=0)
                 records.append(("triples", prefix, bounds, hist))
         self._records = records
