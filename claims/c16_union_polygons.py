@@ -289,6 +289,6 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 CLAIM = Claim(id="C16", name=EXPERIMENT, statement=STATEMENT,
               experiments=(EXPERIMENT, GREEDY), analyse=analyse, plot=plot,
               headline={"alpha": 0.1},
-              # ~12 CPU-min (40 trials x 15 n x 5 T, ~0.3 s per union fit, the convex learner
+              # ~45 CPU-min (80 trials x 23 n x 5 T, ~0.3 s per union fit, the convex learner
               # beside it) and, for greedy, ~2: both restored by make reproduce
               long=(EXPERIMENT,), committed=(GREEDY,))
