@@ -229,7 +229,7 @@ def test_c16_bound_is_theorem_3_2_with_three_select_halfplane_losses():
 
 @pytest.mark.parametrize("module, extra", [
     (c11, "decoys, set_cover; k"), (c12, "theorem budget"), (c13, "labelled contrast"),
-    (c14, "wrapper noisy"), (c15, "separation"), (c16, "foil")])
+    (c14, "wrapper noisy"), (c15, "separation"), (c16, "foil"), (c16, "theorem")])
 def test_new_rows_on_committed_results(module, extra):
     rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
     new = [r for r in rows if extra in r.extra]
