@@ -1,4 +1,5 @@
-"""Independent ground truth for tests: ERM over halfspaces by enumerating dichotomies."""
+"""Independent ground truth for tests: ERM over halfspaces by enumerating dichotomies; point in
+the convex hull of grid points by Caratheodory."""
 
 from __future__ import annotations
 
@@ -52,3 +53,24 @@ def label_determined_instance(seed: int, d: int, n: int, w_pub: float = 0.5,
         X = rng.integers(-2, 3, size=(n, d)).astype(float)
     y = (~public).astype(int)
     return X, y, public
+
+
+def orient(a, b, c) -> int:
+    """Twice the signed area of the triangle (a, b, c) of integer points (exact)."""
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+
+def in_closed_hull(p, S) -> bool:
+    """Exact: p in the closed convex hull of the grid points S (Caratheodory: a point, a segment
+    or a triangle of S contains it)."""
+    if any(tuple(a) == tuple(p) for a in S):
+        return True
+    for a, b in itertools.combinations(S, 2):
+        if orient(a, b, p) == 0 and min(a[0], b[0]) <= p[0] <= max(a[0], b[0]) \
+                and min(a[1], b[1]) <= p[1] <= max(a[1], b[1]):
+            return True
+    for a, b, c in itertools.combinations(S, 3):
+        o = (orient(a, b, p), orient(b, c, p), orient(c, a, p))
+        if orient(a, b, c) != 0 and (min(o) >= 0 or max(o) <= 0):
+            return True
+    return False

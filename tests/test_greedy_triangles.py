@@ -12,26 +12,8 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
+from tests.brute_force import in_closed_hull
 from ppm.set_cover import GreedyTriangleCover, GridTriangles, TriangleComplementSelector
-
-
-def _orient(a, b, c):
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-
-
-def _in_hull(p, S):
-    """p in the closed convex hull of S (Caratheodory: a point, a segment or a triangle of S)."""
-    if any(a == p for a in S):
-        return True
-    for a, b in itertools.combinations(S, 2):
-        if _orient(a, b, p) == 0 and min(a[0], b[0]) <= p[0] <= max(a[0], b[0]) \
-                and min(a[1], b[1]) <= p[1] <= max(a[1], b[1]):
-            return True
-    for a, b, c in itertools.combinations(S, 3):
-        o = (_orient(a, b, p), _orient(b, c, p), _orient(c, a, p))
-        if _orient(a, b, c) != 0 and (min(o) >= 0 or max(o) <= 0):
-            return True
-    return False
 
 
 def _support_probabilities(pop, n=400_000, seed=0):
@@ -50,8 +32,8 @@ def test_best_convex_error_matches_brute_force(T, centre_mass):
     p_neg = _support_probabilities(pop)
     assert abs(p_neg[-1] - centre_mass) < 0.01 and neg[-1] == (T // 2, T // 2)
     p_neg = np.append(np.full(len(neg) - 1, (1 - centre_mass) / (len(neg) - 1)), centre_mass)
-    best = min(0.6 * (len(pos) - sum(_in_hull(q, S) for q in pos)) / len(pos)
-               + 0.4 * sum(w for q, w in zip(neg, p_neg) if _in_hull(q, S))
+    best = min(0.6 * (len(pos) - sum(in_closed_hull(q, S) for q in pos)) / len(pos)
+               + 0.4 * sum(w for q, w in zip(neg, p_neg) if in_closed_hull(q, S))
                for r in range(len(pos) + 1) for S in itertools.combinations(pos, r))
     assert pop.best_convex_error() == pytest.approx(best, abs=1e-12)
     assert best > 0  # the centre makes the union non-convex

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from tests.brute_force import in_closed_hull
 from ppm.set_cover import (DisjunctionLearner, HalfplaneSelector, PlantedConjunction,
                            SetCoverLearner, TriangleComplementSelector)
 from ppm.set_cover.halfplanes import dual_trapezoids
@@ -168,32 +169,10 @@ def _two_triangles():
     return np.array(pos + neg), np.array([1] * 6 + [0] * 6)
 
 
-import itertools
-def _orient(a, b, c):
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-
-
-def _in_hull(p, S):
-    """Exact: p in the convex hull of the grid points S (Caratheodory: a point, a segment or a
-    triangle of S contains it)."""
-    for a in S:
-        if a == p:
-            return True
-    for a, b in itertools.combinations(S, 2):
-        if _orient(a, b, p) == 0 and min(a[0], b[0]) <= p[0] <= max(a[0], b[0]) \
-                and min(a[1], b[1]) <= p[1] <= max(a[1], b[1]):
-            return True
-    for a, b, c in itertools.combinations(S, 3):
-        o = (_orient(a, b, p), _orient(b, c, p), _orient(c, a, p))
-        if _orient(a, b, c) != 0 and (min(o) >= 0 or max(o) <= 0):
-            return True
-    return False
-
-
 def _best_convex_errors(pos, neg, w_pos=1.0, w_neg=1.0):
     """Least weight of support points a convex set misclassifies (it holds a subset of the
     positives and every negative in their hull); unit weights: the fewest points."""
-    return min(w_pos * (len(pos) - r) + w_neg * sum(_in_hull(q, S) for q in neg)
+    return min(w_pos * (len(pos) - r) + w_neg * sum(in_closed_hull(q, S) for q in neg)
                for r in range(len(pos) + 1) for S in itertools.combinations(pos, r))
 
 
@@ -231,9 +210,9 @@ def test_grid_triangles_labels_are_the_union_of_two_disjoint_triangles(T):
     G = np.column_stack([np.repeat(g, g.size), np.tile(g, g.size)])
     sp, sn = pop.support_points()
     G = np.vstack([G, sp, sn])
-    ref = [int(_in_hull(tuple(p), A) or _in_hull(tuple(p), B)) for p in G.tolist()]
+    ref = [int(in_closed_hull(tuple(p), A) or in_closed_hull(tuple(p), B)) for p in G.tolist()]
     np.testing.assert_array_equal(pop.target_predict(G), ref)
-    assert not any(_in_hull(tuple(p), B) for p in A)  # disjoint (B is convex)
+    assert not any(in_closed_hull(tuple(p), B) for p in A)  # disjoint (B is convex)
     assert pop.target_predict([[T // 2, T // 2]])[0] == 0
     assert (pop.target_predict(sp) == 1).all() and (pop.target_predict(sn) == 0).all()
     X, y, public = pop.sample(500, random_state=0)
