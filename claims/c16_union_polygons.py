@@ -82,16 +82,25 @@ def theorem_bound(T_: float, alpha: float, beta: float, eps: float, delta: float
     return k * math.log(1 / alpha) / alpha * rest
 
 
-def privacy_text(trials, learner: str, prefix: str) -> str:
-    """The learner's privacy in this run (per-round ``epsilon_hat`` and basic composition)."""
-    sub = trials[trials.learner == learner]
+def run_privacy(sub, prefix: str) -> tuple[float, str, float]:
+    """One Set Cover run's privacy (``sub``: its rows, ``prefix``: its config columns): the
+    per-round budget, the text the rows print and the overall epsilon. With the ``epsilon_hat``
+    knob: basic composition over the rounds (not the theorem's ``(epsilon, delta)``); without
+    it: Claim 3.4's budget, the theorem's ``(epsilon, delta)``."""
     eps, delta = first(sub, f"{prefix}.epsilon"), first(sub, f"{prefix}.delta")
-    k, eh = first(sub, f"{prefix}.k", int), first(sub, f"{prefix}.epsilon_hat")
+    k = first(sub, f"{prefix}.k", int)
+    alpha0 = first(sub, f"{prefix}.alpha0") if f"{prefix}.alpha0" in sub.columns else 0.1
+    rounds = n_rounds(k, alpha0)
     eps_p, delta_p = add_remove_budget(eps, delta)
-    imp = implied_privacy(eh, delta_p, n_rounds(k, first(sub, f"{prefix}.alpha0")
-                                                if f"{prefix}.alpha0" in sub else 0.1), eps_p)
-    return (f"eps_hat = {eh:g} x {imp['rounds']} rounds: {imp['basic_epsilon']:.2f}-DP for all "
-            f"examples (basic composition), not ({eps:g}, {delta:g})")
+    col = f"{prefix}.epsilon_hat"
+    eh = pd.to_numeric(sub[col], errors="coerce").iloc[0] if col in sub.columns else math.nan
+    if not np.isfinite(eh):  # no knob: the theorem's per-round budget
+        eh = per_round_epsilon(eps_p, delta_p, rounds, "set_cover")
+        return eh, (f"({eps:g}, {delta:g})-DP for all examples (Claim 3.4, "
+                    f"eps_hat={eh:.4f})"), eps
+    overall = implied_privacy(eh, delta_p, rounds, eps_p)["basic_epsilon"]
+    return eh, (f"eps_hat = {eh:g} x {rounds} rounds: {overall:.2f}-DP for all examples "
+                f"(basic composition), not ({eps:g}, {delta:g})"), overall
 
 
 def best_convex(trials) -> dict:
@@ -136,7 +145,7 @@ def foil_rows(trials, bc: dict) -> list[VerdictRow]:
     rows.append(VerdictRow(
         claim="C16", figure=EXPERIMENT,
         setting=f"{LABELS[MAIN]}: error at the largest n vs the best convex error; "
-                f"{privacy_text(trials, MAIN, 'learner')}",
+                f"{run_privacy(trials[trials.learner == MAIN], 'learner')[1]}",
         paper="unions of polygons are learnable (Thm 5.1); the target is not convex",
         measured="mean error [95%]: " + "; ".join(parts),
         theory=f"below the best error of any convex set, {', '.join(f'{x:g}' for x in bcs)} "
@@ -151,7 +160,7 @@ def foil_rows(trials, bc: dict) -> list[VerdictRow]:
         rows.append(VerdictRow(
             claim="C16", figure=EXPERIMENT,
             setting=f"{LABELS[CONVEX]} (the foil; "
-                    f"{privacy_text(trials, CONVEX, 'baselines.convex')})",
+                    f"{run_privacy(conv, 'baselines.convex')[1]})",
             paper="a conjunction of halfplanes is convex: it cannot learn a non-convex union",
             measured=f"least mean error over n: {lows}",
             theory=f">= the best convex error {', '.join(f'{x:g}' for x in bcs)} by design",
@@ -163,23 +172,6 @@ def foil_rows(trials, bc: dict) -> list[VerdictRow]:
 
 def _bits(trials):
     return trials.assign(b=np.log2(trials[T].astype(float)))
-
-
-def main_privacy(sub) -> tuple[float, str, float]:
-    """The union learner's per-round budget, its privacy text and the overall epsilon of the
-    run: the ``epsilon_hat`` knob (basic composition) or, without it, Claim 3.4's budget (the
-    theorem's ``(epsilon, delta)``)."""
-    eps, delta = first(sub, "learner.epsilon"), first(sub, "learner.delta")
-    k = first(sub, "learner.k", int)
-    eps_p, delta_p = add_remove_budget(eps, delta)
-    eh = pd.to_numeric(sub["learner.epsilon_hat"], errors="coerce").iloc[0] \
-        if "learner.epsilon_hat" in sub else math.nan
-    if not np.isfinite(eh):  # no knob: the theorem's per-round budget
-        eh = per_round_epsilon(eps_p, delta_p, n_rounds(k, 0.1), "set_cover")
-        return eh, (f"({eps:g}, {delta:g})-DP for all examples (Claim 3.4, "
-                    f"eps_hat={eh:.4f})"), eps
-    imp = implied_privacy(eh, delta_p, n_rounds(k, 0.1), eps_p)
-    return eh, privacy_text(sub, MAIN, "learner"), imp["basic_epsilon"]
 
 
 def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
@@ -201,7 +193,7 @@ def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
             if cens else ""
         if learner == MAIN:
             eps, delta = first(sub, "learner.epsilon"), first(sub, "learner.delta")
-            eh, priv, eps_col = main_privacy(sub)
+            eh, priv, eps_col = run_privacy(sub, "learner")
             bound = np.array([theorem_bound(t, alpha, beta, eps, delta, eh, first(sub, "learner.k", int))
                               for t in nh[T][ok]], dtype=float)
             below = bool(ok.any() and np.all(vals <= bound))
@@ -282,7 +274,7 @@ def _theorem_panel(ax, results, rows) -> None:
     beta = beta_of(nhat)
     sub = trials[trials.learner == MAIN]
     eps, delta = first(sub, "learner.epsilon"), first(sub, "learner.delta")
-    eh, priv, _ = main_privacy(sub)
+    eh, priv, _ = run_privacy(sub, "learner")
     ts = np.sort(trials[T].unique()).astype(float)
     for i, a in enumerate(alphas_of(nhat)):
         nh = nhat[(nhat.learner == MAIN) & (nhat.alpha == a)].sort_values(T)

@@ -17,7 +17,7 @@ from numba import njit
 
 
 @njit(cache=True, inline="always")
-def _counts(x, w, tab0, tab1):
+def byte_counts(x, w, tab0, tab1):
     n0 = 0
     n1 = 0
     for j in range(8):
@@ -25,6 +25,18 @@ def _counts(x, w, tab0, tab1):
         if v:
             n0 += tab0[8 * w + j, v]
             n1 += tab1[8 * w + j, v]
+    return n0, n1
+
+
+@njit(cache=True, inline="always")
+def triple_counts(x12, row, tab0, tab1):
+    """Multiplicity-weighted counts (label 0, label 1) of the points in ``x12 & row``."""
+    n0 = 0
+    n1 = 0
+    for w in range(x12.shape[0]):
+        a0, a1 = byte_counts(x12[w] & row[w], w, tab0, tab1)
+        n0 += a0
+        n1 += a1
     return n0, n1
 
 
@@ -68,13 +80,9 @@ def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps):
     acc = np.zeros(N0 + N1 + 2)
     if c1 >= 0 and c2 >= 0:
         base = np.log(mass[c1]) + np.log(mass[c2])
+        x12 = bits[c1] & bits[c2]
         for c in range(L):
-            n0 = 0
-            n1 = 0
-            for w in range(W):
-                a0, a1 = _counts(bits[c1, w] & bits[c2, w] & bits[c, w], w, tab0, tab1)
-                n0 += a0
-                n1 += a1
+            n0, n1 = triple_counts(x12, bits[c], tab0, tab1)
             out[c] = base + np.log(mass[c]) + 0.5 * eps * min(n0 - thr, -float(n1))
         return out
     x12 = np.empty(W, dtype=np.uint64)
@@ -86,12 +94,7 @@ def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps):
             for w in range(W):
                 x12[w] = bits[c1, w] & bits[c, w]
             for c3 in range(L):
-                n0 = 0
-                n1 = 0
-                for w in range(W):
-                    a0, a1 = _counts(x12[w] & bits[c3, w], w, tab0, tab1)
-                    n0 += a0
-                    n1 += a1
+                n0, n1 = triple_counts(x12, bits[c3], tab0, tab1)
                 acc[_bucket(n0, n1, N0, thr)] += mass[c3]
             out[c] = np.log(mass[c1]) + np.log(mass[c]) + _bucket_lse(acc, N0, thr, eps)
         else:  # sum over (c2, c3) for c
@@ -100,12 +103,7 @@ def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps):
                     x12[w] = bits[c, w] & bits[d, w]
                 md = mass[d]
                 for c3 in range(L):
-                    n0 = 0
-                    n1 = 0
-                    for w in range(W):
-                        a0, a1 = _counts(x12[w] & bits[c3, w], w, tab0, tab1)
-                        n0 += a0
-                        n1 += a1
+                    n0, n1 = triple_counts(x12, bits[c3], tab0, tab1)
                     acc[_bucket(n0, n1, N0, thr)] += md * mass[c3]
             out[c] = np.log(mass[c]) + _bucket_lse(acc, N0, thr, eps)
     return out

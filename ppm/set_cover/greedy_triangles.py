@@ -46,16 +46,11 @@ def best_triple(bits, tab_neg, tab_pos):
             pos_ab = 0
             for w in range(W):
                 x[w] = bits[a, w] & bits[b, w]
-                pos_ab += TK._counts(x[w], w, tab_neg, tab_pos)[1]
+                pos_ab += TK.byte_counts(x[w], w, tab_neg, tab_pos)[1]
             if pos_ab <= best:  # a third halfplane only removes points: cannot beat best
                 continue
             for c in range(b, L):
-                n_neg = 0
-                n_pos = 0
-                for w in range(W):
-                    a0, a1 = TK._counts(x[w] & bits[c, w], w, tab_neg, tab_pos)
-                    n_neg += a0
-                    n_pos += a1
+                n_neg, n_pos = TK.triple_counts(x, bits[c], tab_neg, tab_pos)
                 if n_neg == 0 and n_pos > best:
                     best, ba, bb, bc = n_pos, a, b, c
     return best, ba, bb, bc

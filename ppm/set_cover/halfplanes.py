@@ -84,7 +84,8 @@ def check_grid_points(X, T: int, name: str = "X") -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _check_real(value, name: str, positive: bool = False) -> float:
+def check_real(value, name: str, positive: bool = False) -> float:
+    """``value`` as a finite float (``positive``: > 0), or a one-line ``ValueError`` naming it."""
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
             or (positive and value <= 0):
         kind = "a positive finite number" if positive else "a finite number"
@@ -183,8 +184,8 @@ class HalfplaneSelector:
     def _prepare(self, X, y, threshold, epsilon):
         X = self.check_X(X)
         y = check_labels(y, X.shape[0])
-        threshold = _check_real(threshold, "threshold")
-        epsilon = _check_real(epsilon, "epsilon", positive=True)
+        threshold = check_real(threshold, "threshold")
+        epsilon = check_real(epsilon, "epsilon", positive=True)
         return _build_arrangement(X, y, self.T), X, y, threshold, epsilon
 
     def _bucket_scores(self, arr: _Arrangement, threshold: float) -> np.ndarray:

@@ -107,14 +107,19 @@ class GridPolygon:
         """``OPT = 0``: the target is a convex k-gon (an intersection of k halfplanes)."""
         return 0.0
 
-    def target_predict(self, X) -> np.ndarray:
-        """Exact target labels of grid points (integer arithmetic)."""
+    @staticmethod
+    def _grid_points(X) -> np.ndarray:
+        """``X`` as (n, 2) int64 grid points (a one-line ``ValueError`` otherwise)."""
         P = np.asarray(X)
         if P.ndim != 2 or P.shape[1] != 2:
             raise ValueError(f"X must have shape (n, 2), got shape {P.shape}")
         if P.dtype.kind == "f" and not np.all(np.isfinite(P) & (P == np.round(P))):
             raise ValueError("X must hold integer grid coordinates")
-        c = 2 * P.astype(np.int64) - self.T
+        return P.astype(np.int64)
+
+    def target_predict(self, X) -> np.ndarray:
+        """Exact target labels of grid points (integer arithmetic)."""
+        c = 2 * self._grid_points(X) - self.T
         return np.all(c @ self._normals.T <= self._offsets, axis=1).astype(np.int64)
 
     def _boundary_positions(self, M: int) -> np.ndarray:
@@ -304,12 +309,7 @@ class GridTriangles(GridPolygon):
 
     def target_predict(self, X) -> np.ndarray:
         """Exact target labels of grid points (integer orientation tests, closed triangles)."""
-        P = np.asarray(X)
-        if P.ndim != 2 or P.shape[1] != 2:
-            raise ValueError(f"X must have shape (n, 2), got shape {P.shape}")
-        if P.dtype.kind == "f" and not np.all(np.isfinite(P) & (P == np.round(P))):
-            raise ValueError("X must hold integer grid coordinates")
-        P = P.astype(np.int64)
+        P = self._grid_points(X)
         out = np.zeros(P.shape[0], dtype=bool)
         for V in self._triangles:
             inside = np.ones(P.shape[0], dtype=bool)

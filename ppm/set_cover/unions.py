@@ -55,7 +55,6 @@ cumulative distribution (docs/gpu.md). The GPU limit is :data:`MAX_TRIPLES_GPU` 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from numbers import Real
 
@@ -64,7 +63,8 @@ import numpy as np
 from ppm.core.cuda_scorer import cuda_usable, gpu_available
 from ppm.validation import check_labels
 from . import _triple_kernels as TK
-from .halfplanes import Halfplane, check_grid_points, check_grid_size, dual_trapezoids
+from .halfplanes import (Halfplane, check_grid_points, check_grid_size, check_real,
+                         dual_trapezoids)
 
 #: default limit on the number ``L^3`` of ordered cell triples of one selection on the CPU
 MAX_TRIPLES = 2 * 10**8
@@ -194,8 +194,8 @@ class TriangleComplementSelector:
         return TripleCells(trap, labels.astype(np.int8), mass, cell_of, c0, c1)
 
     def _prepare(self, X, y, threshold, epsilon):
-        threshold = _check_real(threshold, "threshold")
-        epsilon = _check_real(epsilon, "epsilon", positive=True)
+        threshold = check_real(threshold, "threshold")
+        epsilon = check_real(epsilon, "epsilon", positive=True)
         cells = self.cells(X, y)
         bits, tab0, tab1 = TK.pack(cells.labels, cells.c0.astype(np.int64),
                                    cells.c1.astype(np.int64))
@@ -271,10 +271,3 @@ def check_device(device) -> str:
         raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
     return device
 
-
-def _check_real(value, name: str, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
-            or (positive and value <= 0):
-        kind = "a positive finite number" if positive else "a finite number"
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    return float(value)
