@@ -123,6 +123,26 @@ def _shared_resample(datasets, sample_of, trial_ids, used, partial=False):
     return resample
 
 
+def _setting_cells(keys, datasets, by, alphas, alpha_of, xs_all, x_col, beta, excluded):
+    """The pooled settings ``(by key, alpha)``, in order: ``(label, present, vals)`` with the
+    dataset index of each ``x`` and its ``interpolate_n_hat`` result ``(n_hat, censoring)``.
+    A setting not run at every ``x`` goes to ``excluded`` instead."""
+    index = {k: i for i, k in enumerate(keys)}
+    for skey in sorted({k[:-1] for k in keys}):
+        name = skey if len(by) > 1 else skey[0]
+        if alpha_of is not None and name not in alpha_of:
+            raise ValueError(f"alphas has no entry for the {by} group {name!r}")
+        for a in (alphas if alpha_of is None else alpha_of[name]):
+            label = (name, float(a))
+            present = [index.get((*skey, x)) for x in xs_all]
+            if any(i is None for i in present):
+                excluded.append((*label, "not run at every " + x_col))
+                continue
+            yield label, present, [interpolate_n_hat(
+                datasets[i][0], np.array([np.mean(e <= a) for e in datasets[i][1]]), 1.0 - beta)
+                for i in present]
+
+
 def sample_complexity_slope_pooled(df, x_col, by, alphas, beta, *, sample_col, n_col="n",
                                    error_col="error", trial_col="trial", n_boot=200,
                                    random_state=0, level=0.95, min_points=3) -> dict:
@@ -158,30 +178,19 @@ def sample_complexity_slope_pooled(df, x_col, by, alphas, beta, *, sample_col, n
     keys, datasets, sample_of, trial_ids = _datasets(df, x_col, by, sample_col, n_col,
                                                      error_col, trial_col)
     xs_all = np.sort(df[x_col].unique().astype(float))
-    index = {k: i for i, k in enumerate(keys)}
     cells, groups, settings, per_setting, excluded = [], [], [], {}, []
-    for skey in sorted({k[:-1] for k in keys}):
-        name = skey if len(by) > 1 else skey[0]
-        if alpha_of is not None and name not in alpha_of:
-            raise ValueError(f"alphas has no entry for the {by} group {name!r}")
-        for a in (alphas if alpha_of is None else alpha_of[name]):
-            label = (name, float(a))
-            present = [index.get((*skey, x)) for x in xs_all]
-            if any(i is None for i in present):
-                excluded.append((*label, "not run at every " + x_col))
-                continue
-            vals = [interpolate_n_hat(datasets[i][0], np.array([np.mean(e <= a) for e in datasets[i][1]]),
-                           1.0 - beta) for i in present]
-            cens = [x for x, (v, c) in zip(xs_all, vals) if c or not np.isfinite(v)]
-            if cens or xs_all.size < min_points:
-                excluded.append((*label, f"n_hat censored at {x_col} = "
-                                 + ", ".join(f"{x:g}" for x in cens) if cens
-                                 else f"fewer than {min_points} {x_col}"))
-                continue
-            settings.append(label)
-            per_setting[label] = loglog_slope(xs_all, [v for v, _ in vals])[0]
-            cells += [(i, float(a), float(x)) for i, x in zip(present, xs_all)]
-            groups += [len(settings) - 1] * len(present)
+    for label, present, vals in _setting_cells(keys, datasets, by, alphas, alpha_of, xs_all,
+                                               x_col, beta, excluded):
+        cens = [x for x, (v, c) in zip(xs_all, vals) if c or not np.isfinite(v)]
+        if cens or xs_all.size < min_points:
+            excluded.append((*label, f"n_hat censored at {x_col} = "
+                             + ", ".join(f"{x:g}" for x in cens) if cens
+                             else f"fewer than {min_points} {x_col}"))
+            continue
+        settings.append(label)
+        per_setting[label] = loglog_slope(xs_all, [v for v, _ in vals])[0]
+        cells += [(i, label[1], float(x)) for i, x in zip(present, xs_all)]
+        groups += [len(settings) - 1] * len(present)
     groups = np.asarray(groups, dtype=int)
 
     def slope_fn(x, y, idx):
@@ -286,30 +295,20 @@ def sample_complexity_exponent_pooled(df, x_col, by, alphas, beta, *, sample_col
         raise ValueError(f"the increments exponent needs exactly three {x_col}, got {xs_all}")
     keys, datasets, sample_of, trial_ids = _datasets(df, x_col, by, sample_col, n_col,
                                                      error_col, trial_col)
-    index = {k: i for i, k in enumerate(keys)}
     cells, groups, settings, bounded, excluded = [], [], [], [], []
-    for skey in sorted({k[:-1] for k in keys}):
-        name = skey if len(by) > 1 else skey[0]
-        if alpha_of is not None and name not in alpha_of:
-            raise ValueError(f"alphas has no entry for the {by} group {name!r}")
-        for a in (alphas if alpha_of is None else alpha_of[name]):
-            label = (name, float(a))
-            present = [index.get((*skey, x)) for x in xs_all]
-            if any(i is None for i in present):
-                excluded.append((*label, "not run at every " + x_col))
-                continue
-            cens = [interpolate_n_hat(datasets[i][0], np.array(
-                [np.mean(e <= a) for e in datasets[i][1]]), 1.0 - beta)[1] for i in present]
-            if cens[0] or cens[1] or cens[2] == "left":
-                excluded.append((*label, f"n_hat censored at {x_col} = " + ", ".join(
-                    f"{x:g} ({c})" for x, c in zip(xs_all, cens) if c)
-                    + ": a bound of no known direction"))
-                continue
-            if cens[2] == "right":
-                bounded.append(label)
-            settings.append(label)
-            cells += [(i, float(a), float(x)) for i, x in zip(present, xs_all)]
-            groups += [len(settings) - 1] * 3
+    for label, present, vals in _setting_cells(keys, datasets, by, alphas, alpha_of, xs_all,
+                                               x_col, beta, excluded):
+        cens = [c for _, c in vals]
+        if cens[0] or cens[1] or cens[2] == "left":
+            excluded.append((*label, f"n_hat censored at {x_col} = " + ", ".join(
+                f"{x:g} ({c})" for x, c in zip(xs_all, cens) if c)
+                + ": a bound of no known direction"))
+            continue
+        if cens[2] == "right":
+            bounded.append(label)
+        settings.append(label)
+        cells += [(i, label[1], float(x)) for i, x in zip(present, xs_all)]
+        groups += [len(settings) - 1] * 3
     groups = np.asarray(groups, dtype=int)
 
     def exponent(x, y, idx):

@@ -276,6 +276,20 @@ def balanced_bounds(lo: int, hi: int, weights: np.ndarray, chunks: int) -> np.nd
     return np.unique(np.concatenate([[lo], np.clip(inner, lo, hi), [hi]])).astype(np.int64)
 
 
+def prefix_triple_runs(m: int, d: int, chunks: int):
+    """Levels ``j >= 3`` of the canonical order of ``G`` (docs/model.md §3): for each prefix of
+    ``j - 3`` rows (lexicographic) that leaves a triple, ``(prefix, bounds)`` with the first
+    rows ``i`` of its triples ``(i, j, k)`` split into balanced runs (``(m-1-i)(m-2-i)/2``
+    triples start at row ``i``)."""
+    for j in range(3, min(d, m) + 1):
+        for prefix in itertools.combinations(range(m), j - 3):
+            start = prefix[-1] + 1 if prefix else 0
+            if start > m - 3:
+                continue
+            r = m - 1 - np.arange(start, m - 2)
+            yield prefix, balanced_bounds(start, m - 2, r * (r - 1) / 2, chunks)
+
+
 class BitsetScorer:
     """Exact streamed scoring of ``G`` with bitsets and vectorised popcount (numba; d >= 2).
 
@@ -333,18 +347,12 @@ class BitsetScorer:
             k.level2_hist(self.PQT, self.wP, self._ones, bounds, self.n0, hist, self.csa)
             total += hist.sum(axis=0)
             records.append(("pairs", (), bounds, hist))
-        for j in range(3, min(self.d, self.m) + 1):
-            for prefix in itertools.combinations(range(self.m), j - 3):
-                start = prefix[-1] + 1 if prefix else 0
-                if start > self.m - 3:
-                    continue
-                r = self.m - 1 - np.arange(start, self.m - 2)
-                bounds = balanced_bounds(start, self.m - 2, r * (r - 1) / 2, self._chunks)
-                hist = np.zeros((len(bounds) - 1, n1), dtype=np.int64)
-                k.level3_hist(self.PQT, self.wP, self._mask(prefix), bounds, self.n0, hist,
-                              self.csa)
-                total += hist.sum(axis=0)
-                records.append(("triples", prefix, bounds, hist))
+        for prefix, bounds in prefix_triple_runs(self.m, self.d, self._chunks):
+            hist = np.zeros((len(bounds) - 1, n1), dtype=np.int64)
+            k.level3_hist(self.PQT, self.wP, self._mask(prefix), bounds, self.n0, hist,
+                          self.csa)
+            total += hist.sum(axis=0)
+            records.append(("triples", prefix, bounds, hist))
         self._records = records
         return total
 

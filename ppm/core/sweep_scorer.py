@@ -27,12 +27,12 @@ through the membership matrix, exactly as in the other scorers.
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 
 from ppm.core._sweep_kernels import floor_walk  # noqa: F401  (the benchmark floor, scripts/bench.py)
-from ppm.core.hypothesis_class import BitsetScorer, balanced_bounds, halfspace_signs
+from ppm.core.hypothesis_class import (BitsetScorer, balanced_bounds, halfspace_signs,
+                                       prefix_triple_runs)
 
 # Reinitialise v by popcount when a step changes more than this many examples per word of
 # the bitsets (an update touches one int8 column per example, a popcount pass W words).
@@ -126,17 +126,11 @@ class SweepScorer(BitsetScorer):
             sw.level2_hist(*args, Mw, Mx, *walk, blocks, bounds, self.n0, self._thr, hist)
             total += hist.sum(axis=0)
             records.append(("pairs", (), blocks, hist))
-        for j in range(3, min(self.d, self.m) + 1):
-            for prefix in itertools.combinations(range(self.m), j - 3):
-                start = prefix[-1] + 1 if prefix else 0
-                if start > self.m - 3:
-                    continue
-                r = self.m - 1 - np.arange(start, self.m - 2)
-                bounds = balanced_bounds(start, self.m - 2, r * (r - 1) / 2, self._chunks)
-                hist = np.zeros((len(bounds) - 1, n1), dtype=np.int64)
-                Mw, Mx = self._masks(prefix)
-                sw.level3_hist(*args, Mw, Mx, *walk, bounds, self.n0, self._thr, hist)
-                total += hist.sum(axis=0)
-                records.append(("triples", prefix, bounds, hist))
+        for prefix, bounds in prefix_triple_runs(self.m, self.d, self._chunks):
+            hist = np.zeros((len(bounds) - 1, n1), dtype=np.int64)
+            Mw, Mx = self._masks(prefix)
+            sw.level3_hist(*args, Mw, Mx, *walk, bounds, self.n0, self._thr, hist)
+            total += hist.sum(axis=0)
+            records.append(("triples", prefix, bounds, hist))
         self._records = records
         return total
