@@ -27,7 +27,6 @@ through the membership matrix, exactly as in the other scorers.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ppm.core._sweep_kernels import floor_walk  # noqa: F401  (the benchmark floor, scripts/bench.py)
