@@ -25,6 +25,9 @@ integer scores.
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 import numpy as np
 
 from ppm.core._cuda_kernels import ROWS, build, cuda_module, simulator_enabled
@@ -66,6 +69,40 @@ def check_cuda() -> None:
         raise RuntimeError(
             "device='cuda' needs an NVIDIA GPU visible to numba.cuda (install the extra: "
             "pip install -e '.[gpu]'); none was found. Use device='cpu' or 'auto'.")
+
+
+# numba's launch-time NumbaPerformanceWarning for grids under 128 blocks. The launch shapes here
+# are chosen on purpose (persistent blocks, one block per cell, small grids for small inputs),
+# so the warning printed at every launch of a sweep says nothing: it alone is silenced, at the
+# launches, by its category and message (every other warning still shows).
+LOW_OCCUPANCY_MESSAGE = r"Grid size \d+ will likely result in GPU under-utilization"
+
+
+def _performance_warning_classes() -> tuple:
+    """``NumbaPerformanceWarning`` of numba and, when installed, of numba-cuda (which may
+    define its own class in ``numba.cuda.core.errors``)."""
+    from numba.core.errors import NumbaPerformanceWarning
+
+    classes = [NumbaPerformanceWarning]
+    try:
+        from numba.cuda.core.errors import NumbaPerformanceWarning as CudaPerformanceWarning
+    except ImportError:  # numba's built-in numba.cuda: the class above
+        pass
+    else:
+        if CudaPerformanceWarning not in classes:
+            classes.append(CudaPerformanceWarning)
+    return tuple(classes)
+
+
+@contextlib.contextmanager
+def quiet_low_occupancy():
+    """Around a kernel launch (``kernel[blocks, threads](...)``): ignore numba's low-occupancy
+    ``NumbaPerformanceWarning`` ("Grid size N will likely result in GPU under-utilization ..."),
+    only that category and message."""
+    with warnings.catch_warnings():
+        for category in _performance_warning_classes():
+            warnings.filterwarnings("ignore", message=LOW_OCCUPANCY_MESSAGE, category=category)
+        yield
 
 
 def launch_shape(cuda, n_items: int, threads: int | None, blocks: int | None):
@@ -122,7 +159,8 @@ class CudaKernels:
         args = (self._device_pqt(), cuda.to_device(np.ascontiguousarray(M, dtype=np.uint64)),
                 *(cuda.to_device(v) for v in (a, lo, hi, slot, offsets)), np.int64(n_items),
                 counter, np.int64(n0 - 64 * self.wP), *tail_args)
-        kernel[blocks, threads](*args, out)
+        with quiet_low_occupancy():
+            kernel[blocks, threads](*args, out)
         cuda.synchronize()
 
     def _hist(self, M, segs, n0, n_slots) -> np.ndarray:

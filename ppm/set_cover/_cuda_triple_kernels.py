@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-from ppm.core.cuda_scorer import cuda_module, simulator_enabled
+from ppm.core.cuda_scorer import cuda_module, quiet_low_occupancy, simulator_enabled
 from . import _triple_kernels as TK
 
 cuda = None  # numba.cuda, bound by build() (importing it is deferred until a kernel is needed)
@@ -222,10 +222,11 @@ def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps, threads=None, 
     planes = [cu.to_device(bit_planes(np.asarray(t))) for t in (tab0, tab1)]
     d_out = cu.to_device(np.full(L, -np.inf))
     half_eps = np.float64(0.5 * eps)
-    if c1 < 0:
-        pairs[blocks, threads](d_bits, d_mass, *planes, np.float64(thr), half_eps, d_out)
-    else:
-        singles[blocks, threads](d_bits, d_mass, np.int64(c1), *planes, np.float64(thr),
-                                 half_eps, d_out)
+    with quiet_low_occupancy():
+        if c1 < 0:
+            pairs[blocks, threads](d_bits, d_mass, *planes, np.float64(thr), half_eps, d_out)
+        else:
+            singles[blocks, threads](d_bits, d_mass, np.int64(c1), *planes, np.float64(thr),
+                                     half_eps, d_out)
     cu.synchronize()
     return d_out.copy_to_host()
