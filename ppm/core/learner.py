@@ -33,7 +33,10 @@ from ppm.core.hypothesis_class import (
     class_size,
 )
 from ppm.core.cuda_scorer import AUTO_MIN_HYPOTHESES, CudaScorer, check_cuda, gpu_available
-from ppm.core.histogram_memo import MemoisedScorer, memo_key, supports_memo
+from ppm.core.histogram_memo import (MemoisedScorer, check_memo_allowed, memo_key,
+                                    supports_memo)
+from ppm.core.memory import (check_max_memory, construction_bytes, default_max_memory,
+                             format_bytes, scorer_bytes)
 from ppm.core.mechanism import sample_level_and_rank
 from ppm.core.sweep_scorer import MAX_COLUMN_BYTES, SweepScorer
 
@@ -67,6 +70,16 @@ def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
     if method in ("auto", "bitset"):
         return BitsetScorer(B, y, d)
     return BlockedScorer(B, y, d, block_elements=block_elements)
+
+
+def _scorer_kind(halfspaces: PublicHalfspaces, method: str) -> str:
+    """Which scorer :func:`make_scorer` builds, for its memory (:func:`ppm.core.memory.scorer_bytes`;
+    the GPU scorer holds the bitset scorer's arrays on the host)."""
+    if method == "reference":
+        return "reference"
+    if method == "auto" and halfspaces.d == 1 and halfspaces.aff_is_full:
+        return "sorted"
+    return {"sweep": "sweep", "blocked": "blocked"}.get(method, "bitset")
 
 
 class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
@@ -106,6 +119,22 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         enumeration runs at about ``1e9`` hypotheses/s on 2 cores, so the default ``1e11`` is a
         couple of minutes; ``|G|`` grows like ``n_pub^(d^2)``. Raise it to run larger
         instances exactly; nothing is ever approximated.
+    max_memory : None or float
+        Refuse (``ValueError``, one line naming the estimate and the limit) a fit whose arrays
+        need more than this many bytes, before allocating them: ``ConstrHalf``'s (checked
+        before it runs, from the number of distinct public points and d) and the scorer's
+        (membership matrix and bitsets, checked before they are built). The estimates count
+        the large arrays only, so they are lower bounds (:mod:`ppm.core.memory`). ``None``:
+        the machine's physical memory. Execution-only, like ``max_hypotheses``.
+    histogram_memo : None or a directory path
+        Store each score histogram of ``G`` (and the rank pass's per-chunk records) there and
+        reuse it on the same sample (:mod:`ppm.core.histogram_memo`; same output). The
+        histogram is a function of the private examples: refused unless
+        ``allow_private_on_disk=True``. Execution-only.
+    allow_private_on_disk : bool
+        Whether ``histogram_memo`` may write functions of the private examples to disk: only
+        for synthetic data (the experiment pipeline sets it from the population's ``synthetic``
+        flag, never from a config). Execution-only.
     public_label : None or a label
         The label of the public sub-population in BMN20's label-determined model: ``G``'s
         hypotheses predict it inside an intersection of halfspaces built from the public points
@@ -133,7 +162,10 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """
 
     _execution_params = ("method", "block_elements", "max_hypotheses", "histogram_memo",
-                         "device")
+                         "device", "max_memory", "allow_private_on_disk")
+    # set by the caller from the data (the pipeline: the population's synthetic flag), so never
+    # in a config schema (experiments.schema.estimator_conf)
+    _data_params = ("allow_private_on_disk",)
     _label_param, _label_code = "public_label", 0
     _label_role = "the public sub-population's label (0 in BMN20's label-determined model)"
     _encoding_params = ("public_label",)
@@ -141,7 +173,8 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
                  rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,
                  max_hypotheses: float = 1e11, histogram_memo=None, device: str = "auto",
-                 public_label=None):
+                 public_label=None, max_memory: float | None = None,
+                 allow_private_on_disk: bool = False):
         self.epsilon = epsilon
         self.random_state = random_state
         self.method = method
@@ -151,6 +184,8 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self.histogram_memo = histogram_memo
         self.device = device
         self.public_label = public_label
+        self.max_memory = max_memory
+        self.allow_private_on_disk = allow_private_on_disk
 
     def _validate_params(self) -> None:
         """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
@@ -168,10 +203,12 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"block_elements must be a positive int, got {self.block_elements!r}")
         if not (isinstance(self.max_hypotheses, (int, float)) and self.max_hypotheses >= 1):
             raise ValueError(f"max_hypotheses must be a number >= 1, got {self.max_hypotheses!r}")
+        check_max_memory(self.max_memory)
         if self.histogram_memo is not None and not (
                 isinstance(self.histogram_memo, (str, os.PathLike)) and str(self.histogram_memo)):
             raise ValueError("histogram_memo must be None or a directory path, got "
                              f"{self.histogram_memo!r}")
+        check_memo_allowed(self.histogram_memo, self.allow_private_on_disk)
         check_random_state(self.random_state)
 
     def fit(self, X, y, public=None):
@@ -218,8 +255,14 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         warn_if_no_public(public, "PPMHalfspaceLearner", "C_pub is empty, so G holds only the "
                           "constant hypothesis 1")
         d = X.shape[1]
+        X_pub = X[public]
+        limit = default_max_memory() if self.max_memory is None else float(self.max_memory)
+        if limit is not None and X_pub.shape[0]:
+            k = len(np.unique(X_pub[:, 0]) if d == 1 else np.unique(X_pub, axis=0))
+            self._check_memory(construction_bytes(k, d), limit, f"ConstrHalf on {k} distinct "
+                               f"public points in d = {d}")
         # Step 1: C_pub from the public points only (Lemma 4.1: G never sees private data).
-        hs = construct_halfspaces(X[public], n_features=d, rel_tol=self.rel_tol)
+        hs = construct_halfspaces(X_pub, n_features=d, rel_tol=self.rel_tol)
         size = class_size(len(hs), d)
         if size > self.max_hypotheses:
             raise ValueError(
@@ -228,12 +271,26 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
                 f"{self.max_hypotheses:.3g}; exact enumeration at ~1e9/s would take about "
                 f"{size / 1e9:.3g} s. Raise max_hypotheses to run it anyway."
             )
+        if limit is not None:
+            kind = _scorer_kind(hs, self.method)
+            self._check_memory(
+                scorer_bytes(len(hs), X.shape[0], int(np.sum(y == 0)), d, kind),
+                limit, f"the {kind} scorer of G ({len(hs)} halfspaces, n = {X.shape[0]})")
         # Step 2: the scorer of G (built from C_pub) on all n labelled pairs.
         scorer = make_scorer(hs, X, y, self.method, self.block_elements, self.device)
         if self.histogram_memo is not None and supports_memo(scorer):
             scorer = MemoisedScorer(scorer, self.histogram_memo,
                                     memo_key(scorer, X, y, public, self.rel_tol))
         return hs, scorer, size, public
+
+    def _check_memory(self, estimate: int, limit: float, what: str) -> None:
+        if estimate > limit:
+            source = ("max_memory" if self.max_memory is not None
+                      else "max_memory = None: the physical memory")
+            raise ValueError(
+                f"{what} needs at least {format_bytes(estimate)} of memory, more than "
+                f"{source} = {format_bytes(limit)}; use fewer features or public points, or "
+                f"raise max_memory (bytes) if the machine has more")
 
     def predict(self, X) -> np.ndarray:
         """``public_label_`` (0) inside ``h_1 ∩ ... ∩ h_j ∩ Aff`` of the output hypothesis,
