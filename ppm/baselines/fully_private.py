@@ -25,7 +25,7 @@ by prefix sums of label-wise histograms of ``c``, ``m(lt_k) = n - m(ge_k)`` and
 
 Privacy: the class depends on ``(T, low, high)`` only, never on data; one example changes every
 ``m(h)`` by at most 1, so sampling exactly ``P[h] ∝ exp(-epsilon m(h) / 2)`` (score histogram +
-:func:`ppm.core.mechanism.sample_level_and_rank`, the same sampler as the PPM learner) is epsilon-DP
+:func:`ppm.mechanisms.sample_level_and_rank`, the same sampler as the PPM learner) is epsilon-DP
 with respect to *every* example, public or private.
 
 Cost of the domain (claim C9; docs/model.md §4, "Fully private is impossible on R"): the
@@ -52,7 +52,7 @@ from ppm.validation import (
     check_random_state,
     check_X,
 )
-from ppm.core.mechanism import sample_level_and_rank
+from ppm.mechanisms import sample_level_and_rank
 from ppm.grid import check_grid, grid_points
 
 

@@ -32,7 +32,7 @@ Construction (deterministic, canonical order):
    With no public point the cover is the two constant rules.
 4. Exact exponential mechanism over the cover, ``P[h] ∝ exp(-epsilon m(h) / 2)`` with ``m(h)``
    the number of misclassified *labelled* examples (score histogram +
-   :func:`ppm.core.mechanism.sample_level_and_rank`, the sampler the PPM learner uses; the rank-th
+   :func:`ppm.mechanisms.sample_level_and_rank`, the sampler the PPM learner uses; the rank-th
    rule of the drawn level in cover order is output). ``labels="private"`` (default, the
    semi-private model: public examples are unlabeled, the labelled sample is the private one)
    scores the private examples only; ``labels="all"`` (a variant) also counts mistakes on the

@@ -3,7 +3,7 @@
 **Output distribution.** :func:`exact_output_distribution` runs the learner's own steps 1-2
 (:meth:`PPMHalfspaceLearner._mechanism_scorer`, the code ``fit`` runs: validation, ``ConstrHalf``,
 ``make_scorer`` for the chosen ``method``), takes the scorer's ``histogram()`` (the histogram
-``fit`` samples the level from, with :func:`ppm.core.mechanism.level_log_probabilities`, the function
+``fit`` samples the level from, with :func:`ppm.mechanisms.level_log_probabilities`, the function
 inside ``sample_level_and_rank``), and asks the scorer's ``find(level, rank)`` (``fit``'s rank
 pass) for EVERY ``(level, rank)``. Since ``fit`` draws the level with those probabilities and the
 rank uniformly, hypothesis ``g = find(L, r)`` is output with probability
@@ -25,7 +25,7 @@ import numpy as np
 
 from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces
 from ppm.core.hypothesis_class import iter_hypotheses
-from ppm.core.mechanism import level_log_probabilities
+from ppm.mechanisms import level_log_probabilities
 
 # Geometric slack (relative to the public scale) to decide that a representative point lies
 # on a hyperplane; far above rounding (1e-15) and far below the gaps of the audit's samples.

@@ -9,7 +9,7 @@ The shared core of the generic semi-supervised construction of Beimel, Nissim an
   is computed, and the first candidate of every distinct row is kept);
 * the **exponential mechanism** picks ``h in H`` with ``P[h] ∝ exp(-epsilon m(h) / 2)``,
   ``m(h)`` = mistakes on the labelled sample (sensitivity 1), exactly, through the score
-  histogram and :func:`ppm.core.mechanism.sample_level_and_rank` (:func:`select_from_cover`).
+  histogram and :func:`ppm.mechanisms.sample_level_and_rank` (:func:`select_from_cover`).
 
 Two learners use it: :class:`ppm.baselines.semi_private.SemiPrivateHalfspaceLearner` (``B`` = the raw
 public points, halfspaces in ``R^d``) and :class:`ppm.semi_supervised.GenericLearner` (``B`` =
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppm.core.mechanism import sample_level_and_rank
+from ppm.mechanisms import sample_level_and_rank
 
 
 def first_distinct_rows(packed: np.ndarray) -> np.ndarray:

@@ -67,10 +67,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
+from ppm.mechanisms import draw_index
 from ppm.validation import (check_epsilon, check_labels, check_open_unit, check_positive_int,
                            check_random_state)
 from .big_points import BigPoints, as_big_points, concat
-from .threshold_em import GapThresholdMechanism, check_b, draw_index
+from .threshold_em import GapThresholdMechanism, check_b
 
 VC_THRESHOLDS = 2                 # two-sided thresholds on a line
 ROUND_SUBSAMPLE = 3 + math.e ** 4  # Claim 4.3 with eps* = 1 + 3 (Lemma 4.1), eps = 1

@@ -45,6 +45,7 @@ import math
 import numpy as np
 from sklearn.isotonic import isotonic_regression
 
+from ppm.mechanisms import laplace_noise
 from ppm.validation import check_epsilon, check_open_unit, check_positive_int
 
 # 2^L node counts and prefix sums of 2^L cells are materialised: cap the tree depth.
@@ -84,7 +85,7 @@ def node_counts(k_idx: np.ndarray, L: int) -> list[np.ndarray]:
 def noisy_node_counts(k_idx, L: int, epsilon: float, rng: np.random.Generator):
     """Step 1: node counts plus i.i.d. ``Lap(2(L+1)/eps)`` noise (level 0 first)."""
     scale = noise_scale(L, epsilon)
-    return [c + rng.laplace(0.0, scale, size=c.size) for c in node_counts(k_idx, L)]
+    return [c + laplace_noise(scale, rng, size=c.size) for c in node_counts(k_idx, L)]
 
 
 def prefix_counts(nodes: list[np.ndarray], L: int) -> np.ndarray:

@@ -15,8 +15,8 @@ the distinct sample points, every threshold ``k`` in one gap ``(v_{j-1}, v_j]`` 
 last gap ``(v_{u-1}, T-1]``) labels the sample identically, so the ``2T`` members fall into at
 most ``2u + 3`` groups of equal score. Group ``g`` (size ``|g|`` a Python int, up to ``2^b``) gets
 log-weight ``ln|g| - epsilon m_g / 2`` (``math.log`` is exact-to-rounding on big ints); one group
-is drawn by inverse CDF on float64 normalised weights (log-sum-exp, as
-:mod:`ppm.core.mechanism`), then a threshold uniformly inside it by :func:`uniform_below`, an exact
+is drawn by :func:`ppm.mechanisms.draw_index` (inverse CDF on float64 normalised weights,
+log-sum-exp), then a threshold uniformly inside it by :func:`ppm.mechanisms.uniform_below`, an exact
 uniform big integer (63-bit limbs from the numpy Generator, rejection: no float rounding). Each
 member is thus output with probability ``p_g / |g|`` = its exponential-mechanism probability
 (up to float64 rounding of the group probabilities only).
@@ -27,7 +27,7 @@ Points are :class:`~.big_points.BigPoints` (module docstring there); thresholds 
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.special import logsumexp
@@ -35,44 +35,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
+from ppm.mechanisms import draw_index, uniform_below  # noqa: F401 (uniform_below: re-exported)
 from ppm.validation import check_epsilon, check_labels, check_positive_int, check_random_state
 from .big_points import BigPoints, as_big_points
-
-
-def uniform_below(n: int, rng: np.random.Generator) -> int:
-    """An exactly uniform integer in ``[0, n)`` for any Python int ``n >= 1``.
-
-    Draws ``ceil(bits / 63)`` limbs of 63 uniform bits, keeps the low ``bits = (n-1).bit_length()``
-    bits and rejects values ``>= n`` (acceptance ``> 1/2``): every value of ``[0, n)`` has
-    probability exactly ``1/n`` given the Generator's uniform limbs.
-    """
-    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n!r}")
-    n = int(n)
-    if n == 1:
-        return 0
-    bits = (n - 1).bit_length()
-    n_limbs = -(-bits // 63)
-    mask = (1 << bits) - 1
-    while True:
-        limbs = rng.integers(0, 1 << 63, size=n_limbs, dtype=np.int64)
-        value = 0
-        for limb in limbs:
-            value = (value << 63) | int(limb)
-        value &= mask
-        if value < n:
-            return value
-
-
-def draw_index(log_weights: np.ndarray, rng: np.random.Generator) -> int:
-    """Index ``i`` with probability ``∝ exp(log_weights[i])`` (one uniform draw; -inf allowed)."""
-    logp = log_weights - logsumexp(log_weights)
-    cdf = np.cumsum(np.exp(logp))
-    i = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
-    i = min(i, cdf.size - 1)
-    while not np.isfinite(log_weights[i]):  # a zero-width step at the edge from rounding
-        i -= 1
-    return i
 
 
 def threshold_groups(x: BigPoints, y: np.ndarray, T: int):

@@ -40,6 +40,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
+from ppm.mechanisms import draw_index
 from ppm.validation import check_labels
 from . import _arrangement_kernels as K
 
@@ -234,11 +235,7 @@ class HalfplaneSelector:
             raise ValueError(f"rng must be a numpy Generator, got {rng!r}")
         arr, X, y, threshold, epsilon = self._prepare(X, y, threshold, epsilon)
         area, q, logp = self._buckets(arr, threshold, epsilon)
-        cdf = np.cumsum(np.exp(logp))
-        tb = min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")),
-                 area.size - 1)
-        while area[tb] <= 0:  # zero-probability buckets cannot be drawn (rounding guard)
-            tb -= 1
+        tb = draw_index(logp, rng)
         target = np.array([tb, 0.0, rng.random() * area[tb]])
         out = np.zeros(6, dtype=np.int64)
         self._run(arr, 1, threshold, np.zeros(1), target, out,

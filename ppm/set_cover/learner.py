@@ -32,6 +32,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
+from ppm.mechanisms import laplace_noise
 from ppm.validation import check_open_unit, check_random_state
 from .base import (
     add_remove_budget,
@@ -224,7 +225,7 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         for _ in range(p["rounds"]):
             Xr, yr = X[alive], y[alive]
             n0 = int(np.count_nonzero(yr == 0))
-            b = n0 + rng.laplace(0.0, p["scale"]) - p["margin"]  # step 1c; kept private
+            b = n0 + laplace_noise(p["scale"], rng) - p["margin"]  # step 1c; kept private
             h = selector.select(Xr, yr, b / p["k"], p["eps_hat"], rng)
             idx = np.flatnonzero(alive)
             alive[idx[np.asarray(h.predict(Xr)) == 0]] = False  # step 1e: delete h_j = 0
@@ -240,7 +241,7 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         n0, n1, c0, c1 = column_counts(X, y)
         chosen = []
         for _ in range(p["rounds"]):
-            b = n0 + rng.laplace(0.0, p["scale"]) - p["margin"]  # step 1c; kept private
+            b = n0 + laplace_noise(p["scale"], rng) - p["margin"]  # step 1c; kept private
             h = selector.select_from_counts(n0, n1, c0, c1, b / p["k"], p["eps_hat"], rng)
             keep = X[alive, h.variable] == h.sign  # step 1e: delete h_j = 0
             gone = alive[~keep]

@@ -61,6 +61,7 @@ from numbers import Real
 import numpy as np
 
 from ppm.core.cuda_scorer import cuda_usable, gpu_available
+from ppm.mechanisms import draw_index
 from ppm.validation import check_labels
 from . import _triple_kernels as TK
 from .halfplanes import (Halfplane, check_grid_points, check_grid_size, check_real,
@@ -234,24 +235,15 @@ class TriangleComplementSelector:
                     logp[a, b] = logp1[a] + logp2[b] + self._step(args, a, b)
         return cells, logp
 
-    @staticmethod
-    def _draw(logp: np.ndarray, rng: np.random.Generator) -> int:
-        p = np.exp(logp - logp.max())
-        cdf = np.cumsum(p)
-        i = min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")), p.size - 1)
-        while p[i] <= 0:  # zero-probability entries cannot be drawn (rounding guard)
-            i -= 1
-        return i
-
     def select(self, X, y, threshold: float, epsilon: float,
                rng: np.random.Generator) -> TriangleComplement:
         """Draw ``(c_1, c_2, c_3)`` by the chain rule, then a uniform point in each cell."""
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy Generator, got {rng!r}")
         cells, args = self._prepare(X, y, threshold, epsilon)
-        c1 = self._draw(self._step(args, -1, -1), rng)
-        c2 = self._draw(self._step(args, c1, -1), rng)
-        c3 = self._draw(self._step(args, c1, c2), rng)
+        c1 = draw_index(self._step(args, -1, -1), rng)
+        c2 = draw_index(self._step(args, c1, -1), rng)
+        c3 = draw_index(self._step(args, c1, c2), rng)
         return TriangleComplement(Triangle(self._point(cells, c, rng) for c in (c1, c2, c3)))
 
     @staticmethod
@@ -261,7 +253,7 @@ class TriangleComplementSelector:
         n_t = trap.area.size
         members = np.flatnonzero(cells.cell_of == c)
         area = trap.area[members % n_t]
-        j = int(members[TriangleComplementSelector._draw(np.log(area), rng)])
+        j = int(members[draw_index(np.log(area), rng)])
         return trap.halfplane(j % n_t, 1 + j // n_t, rng)
 
 
