@@ -17,6 +17,7 @@ from ppm.baselines import (
     PublicOnly,
     public_scaling,
 )
+from ppm import PPMHalfspaceLearner
 from ppm.populations.datasets import BreastCancer, load_breast_cancer_ppm
 from ppm.populations import GaussianClusters
 
@@ -180,14 +181,24 @@ def test_enumerate_beats_random_lines():
     assert est.n_train_errors_ <= np.minimum(errs, 300 - errs).min()
 
 
-def test_single_label_and_empty_samples_give_constants():
+def test_single_label_samples_give_constants():
     X = np.random.default_rng(0).standard_normal((5, 2))
     for label in (0, 1):
         est = ERMHalfspace().fit(X, np.full(5, label))
         assert est.method_ == "constant" and est.n_train_errors_ == 0
         assert np.all(est.predict(X + 10) == label)
-    est = ERMHalfspace().fit(np.empty((0, 2)), np.empty(0, dtype=int))
-    assert est.predict(X).tolist() == [0] * 5
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_erm_refuses_an_empty_sample_like_ppm(d):
+    """The same one-line error as PPMHalfspaceLearner's, before any work."""
+    empty = (np.empty((0, d)), np.empty(0, dtype=int), np.empty(0, dtype=bool))
+    with pytest.raises(ValueError) as erm:
+        ERMHalfspace().fit(*empty)
+    with pytest.raises(ValueError) as ppm_err:
+        PPMHalfspaceLearner(epsilon=1.0).fit(*empty)
+    assert str(erm.value) == str(ppm_err.value)
+    assert str(erm.value) == f"X has 0 samples (shape (0, {d})); fit needs at least 1 example(s)"
 
 
 def test_predict_shape_dtype_and_attributes():

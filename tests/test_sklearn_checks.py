@@ -112,7 +112,6 @@ EXPECTED = {
         'check_fit1d': _R0,
     },
     'ERMHalfspace': {
-        'check_estimators_empty_data_messages': _R1,
         'check_fit1d': _R0,
     },
     'PublicOnly': {

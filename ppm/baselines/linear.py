@@ -234,8 +234,9 @@ class ERMHalfspace(LinearRule, ClassifierMixin, BaseEstimator):
           constants on the training sample. Not guaranteed to minimise the 0-1 loss.
         - ``"auto"``: d = 1 -> threshold; otherwise lp; if the sample is not separable ->
           enumerate when d = 2 and n <= 2000, else logistic.
-        A sample with a single label (or no example) is fitted exactly by a constant
-        classifier and reported as ``method_ = "constant"``.
+        A sample with a single label is fitted exactly by a constant classifier and reported
+        as ``method_ = "constant"``. An empty sample is refused (``ValueError``, the one-line
+        message of ``PPMHalfspaceLearner``): there is no empirical risk to minimise.
     random_state : None, int or Generator
         Validated for API uniformity; every method is deterministic.
 
@@ -261,7 +262,7 @@ class ERMHalfspace(LinearRule, ClassifierMixin, BaseEstimator):
         """Fit on all examples; ``public`` is accepted and ignored (non-private baseline)."""
         self._validate_params()
         self._check_names(X, reset=True)
-        X, y, _ = check_labelled_data(X, y, public, encode_y=self._encode_y)
+        X, y, _ = check_labelled_data(X, y, public, min_samples=1, encode_y=self._encode_y)
         n, d = X.shape
         if self.method == "threshold" and d != 1:
             raise ValueError(f"method='threshold' needs d = 1, got X with d = {d}")
