@@ -107,8 +107,16 @@ $(error LAUNCHER must be 'joblib' or 'slurm', got '$(LAUNCHER)')
 endif
 # Sweeps run one after another (each runs N_JOBS cells at once), except in the quick profile:
 # there every sweep runs in one process and is mostly start-up and Hydra composition, so N_JOBS
-# sweeps run at once. The first failing sweep stops the rest (xargs: exit 255).
+# sweeps run at once. scripts/run_sweeps.py runs them: it first checks ARGS against every
+# selected sweep (a sweep that cannot take an override is left out with one line saying why; an
+# override no sweep can take stops the run in one line before any trial), relays their output
+# (Hydra's per-job listing only with VERBOSE=1), stops the rest when one fails (the error is the
+# last line, exit 2), and on Ctrl-C says how many trials every sweep of the run kept (exit 130).
 SWEEPS_AT_ONCE := $(if $(filter quick,$(PROFILE)),$(N_JOBS),1)
+VERBOSE ?=
+SWEEPS_CMD = PPM_ARGS='$(ARGS_SH)' $(PY) -m scripts.run_sweeps --results $(RESULTS) \
+  --suffix '$(SUFFIX)' --outputs $(OUTPUTS) --at-once $(SWEEPS_AT_ONCE) --launch '$(PARALLEL)' \
+  $(if $(strip $(VERBOSE)),--verbose) $(EXPERIMENTS)
 # C4's two inputs that are not sweeps (claims/c4_mechanism.py): ln|G| from ConstrHalf's |C_pub|
 # (scripts/log_class_size.py) and the exact price of the exponential mechanism
 # (scripts/mechanism_price.py). Made whenever a C4 sweep is in EXPERIMENTS; smaller in the quick
@@ -162,13 +170,7 @@ test-slurm: $(STAMP)
 # --overwrite-committed, which this recipe passes (regenerating them is what it is for).
 reproduce: $(STAMP)
 	@set -e; $(if $(strip $(RESTORE)),$(RESTORE);) \
-	export SWEEP_ARGS='$(PARALLEL) $(ARGS_SH)'; \
-	printf '%s\n' $(EXPERIMENTS) | xargs -P $(SWEEPS_AT_ONCE) -I '{}' $(SHELL) -c \
-	  'set -f; rm -rf $(OUTPUTS)/{}; echo "== sweep {}$(SUFFIX)"; \
-	   eval "$(PY) -m experiments.run --multirun experiment={}$(SUFFIX) results_root=$(RESULTS) \
-	     hydra.sweep.dir=$(OUTPUTS)/{} $$SWEEP_ARGS" || exit 255'; \
-	$(PY) -m scripts.aggregate $(addprefix $(OUTPUTS)/,$(EXPERIMENTS)) --out-root $(RESULTS) \
-	  --overwrite-committed; \
+	$(SWEEPS_CMD); \
 	$(PROFILE_MARK)
 	@$(AUDIT_STEP)
 	@$(C4_STEP)

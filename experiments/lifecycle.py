@@ -71,7 +71,7 @@ def trials_since(results_root: str | Path, since: float) -> tuple[int, int]:
 def interrupted_message() -> str:
     results_root, since = SESSION["results_root"], SESSION["start"]
     if results_root is None:
-        return "interrupted before any trial ran; nothing to keep"
+        return "interrupted before the sweep started: none of its trials had run"
     new, total = trials_since(results_root, since)
     return (f"interrupted: kept {new} trials finished in this run ({total} in total) under "
             f"{Path(results_root) / 'cache'}; rerun the same command to resume")

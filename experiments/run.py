@@ -19,21 +19,34 @@ stderr.
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
+import signal
 import sys
-from pathlib import Path
 
-import hydra
-from hydra.core.hydra_config import HydraConfig
-from hydra.errors import MissingConfigException
-from hydra.types import RunMode
-from omegaconf import DictConfig
 
-from experiments import lifecycle
-from experiments.pipeline import run, validate_config
-from experiments.schema import register_configs
+def _interrupted_while_starting(signum, frame) -> None:
+    """Ctrl-C before :func:`cli` runs (the imports take seconds): one line, no traceback."""
+    print("interrupted while the sweep was starting: none of its trials had run",
+          file=sys.stderr, flush=True)
+    os._exit(130)
+
+
+if __name__ == "__main__" and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+
+import difflib  # noqa: E402
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import hydra  # noqa: E402
+from hydra.core.hydra_config import HydraConfig  # noqa: E402
+from hydra.errors import MissingConfigException  # noqa: E402
+from hydra.types import RunMode  # noqa: E402
+from omegaconf import DictConfig  # noqa: E402
+
+from experiments import lifecycle  # noqa: E402
+from experiments.pipeline import run, validate_config  # noqa: E402
+from experiments.schema import register_configs  # noqa: E402
 
 CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "configs")
 
@@ -108,11 +121,18 @@ def cli() -> None:
     """``main()`` with one-line errors (unless ``HYDRA_FULL_ERROR=1``) and a one-line Ctrl-C."""
     full_error = os.environ.get("HYDRA_FULL_ERROR") == "1"
     lifecycle.SESSION["full_error"] = full_error
+    # Until the config is composed, Ctrl-C counts the trials of the root named on the command
+    # line (results_root=...; the config's default otherwise).
+    lifecycle.SESSION["results_root"] = next(
+        (a.split("=", 1)[1] for a in reversed(sys.argv) if a.startswith("results_root=")),
+        "results")
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra re-raises; the message is formatted below
     # After Ctrl-C the pools' resource trackers (separate processes) would each warn about the
     # semaphores of the killed workers; the one line below says what matters.
     os.environ["PYTHONWARNINGS"] = ",".join(
         filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore:resource_tracker:UserWarning"]))
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # from here: KeyboardInterrupt
     try:
         main()
     except KeyboardInterrupt:

@@ -58,3 +58,52 @@ def test_ctrl_c_ends_with_one_line_saying_what_was_kept(tmp_path):
     assert len(tail) == 1 and tail[0].startswith("interrupted: kept "), out[-3000:]
     kept = len(list(tmp_path.glob("r/cache/*/trial_*.csv")))
     assert f"({kept} in total)" in tail[0]
+
+
+def _sweeps(tmp: Path, *names: str, args: str) -> subprocess.Popen:
+    """``make reproduce``'s sweep step (scripts/run_sweeps.py) in its own session."""
+    cmd = [sys.executable, "-m", "scripts.run_sweeps", "--results", str(tmp / "r"),
+           "--outputs", str(tmp / "o"), "--suffix", "_quick", "--at-once", "2",
+           "--launch", "hydra.launcher.n_jobs=1 n_jobs=1", "--no-aggregate", *names]
+    env = dict(os.environ, OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1", PPM_ARGS=args)
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def test_ctrl_c_of_make_reproduces_sweeps_counts_every_sweep(tmp_path):
+    proc = _sweeps(tmp_path, "c1_realizable_d1", "c8_eta", "c9_domain",
+                   args="trials=30 n_test=300000")
+    _wait_for_trials(tmp_path, proc, k=3)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in out + err, err[-3000:]
+    lines = [ln for ln in err.splitlines() if not ln.startswith("[")]
+    assert len(lines) == 1, err[-3000:]
+    kept = len(list(tmp_path.glob("r/cache/*/trial_*.csv")))
+    assert kept >= 3
+    assert lines[0].startswith(f"interrupted: kept {kept} trials finished in this run"), lines
+    assert "stopped: c1_realizable_d1 c8_eta" in lines[0] and "1 not started" in lines[0]
+
+
+def test_ctrl_c_while_a_sweep_imports_prints_no_traceback(tmp_path):
+    proc = _start(tmp_path)
+    time.sleep(0.3)  # still importing numpy, hydra, numba
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in out and len(out.strip().splitlines()) == 1, out[-3000:]
+    assert out.startswith("interrupted"), out
+
+
+def test_a_resumed_run_says_how_many_trials_it_reused(tmp_path):
+    args = "trials=2 n_test=2000"
+    first = _sweeps(tmp_path, "c8_eta", args=args)
+    out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err[-3000:]
+    assert "== 1 sweep(s) done: 6 trials computed in this run\n" in out
+    again = _sweeps(tmp_path, "c8_eta", args=args)
+    out, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err[-3000:]
+    assert "== 1 sweep(s) done: 0 trials computed in this run, 6 reused from the trial cache" in out

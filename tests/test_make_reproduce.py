@@ -108,6 +108,8 @@ def test_args_with_equals_commas_and_brackets(checkout):
     assert (checkout / root / "figures" / "c1_realizable.png").is_file()
     assert "C3: not run in this results root" in proc.stdout
     assert "exact audits (C6, C7) left out" in proc.stdout
+    # quiet by default: no Hydra job listing (VERBOSE=1 shows it)
+    assert "[HYDRA]" not in proc.stdout + proc.stderr
     _clean(checkout)
 
 
@@ -189,12 +191,46 @@ def test_the_sweep_hint_never_overwrites_committed_results(checkout):
     _clean(checkout)
 
 
+def _last_lines(stderr: str) -> list[str]:
+    """stderr without make's own closing line (``make: *** [...] Error 2``)."""
+    return [ln for ln in stderr.splitlines() if ln.strip() and not ln.startswith("make")]
+
+
 def test_unknown_experiment_names_the_closest_ones(checkout):
     proc = _run(checkout, "make", "reproduce", "PROFILE=quick",
                 "EXPERIMENTS=c5_mixture_weigth", check=False)
     assert proc.returncode != 0
     (line,) = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
     assert "did you mean c5_mixture_weight_quick" in line and len(line) < 300
+    assert line.startswith("error: sweep c5_mixture_weigth_quick failed (exit 2): no config")
+    # the error is the log's last line, and make does not report a timeout (xargs's 124)
+    assert _last_lines(proc.stderr)[-1] == line
+    assert "Error 124" not in proc.stderr and "Error 2" in proc.stderr
+
+
+def test_a_sweep_that_cannot_take_an_override_is_left_out_with_one_line(checkout):
+    proc = _run(checkout, "make", "reproduce", "PROFILE=quick", "VERBOSE=1",
+                "EXPERIMENTS=c16_greedy c8_eta", "ARGS=learner.epsilon=0.5 trials=2 n_test=2000")
+    assert ("c16_greedy_quick: its learner GreedyTriangleCover has no epsilon "
+            "(learner.epsilon=0.5); left out") in proc.stdout.splitlines()
+    assert "== sweep c16_greedy_quick" not in proc.stdout
+    root = checkout / _root_printed(proc.stdout)
+    trials = pd.read_csv(root / "c8_eta" / "trials.csv")
+    assert set(trials.loc[trials.learner == "ppm", "learner.epsilon"]) == {0.5}
+    assert not (root / "c16_greedy").exists()
+    assert "[HYDRA] \t#0 : " in proc.stdout + proc.stderr  # VERBOSE=1: Hydra's job listing
+    _clean(checkout)
+
+
+def test_an_override_no_sweep_can_take_fails_in_one_line_before_any_work(checkout):
+    proc = _run(checkout, "make", "reproduce", "PROFILE=quick",
+                "EXPERIMENTS=c8_eta c5_mixture_weight", "ARGS=learner.epsilonn=1", check=False)
+    assert proc.returncode == 2 and "Error 124" not in proc.stderr
+    last = _last_lines(proc.stderr)
+    assert last[-1].startswith("error: learner.epsilonn=1: no selected sweep can take it")
+    assert "did you mean learner.epsilon?" in last[-1]
+    assert "== sweep" not in proc.stdout
+    assert not list(checkout.glob("results/quick/overrides/learner.epsilonn*"))
 
 
 def test_a_sweep_config_without_multirun_says_so(checkout, tmp_path):

@@ -1,0 +1,257 @@
+"""The sweeps of ``make reproduce``: overrides checked first, sweeps run, one line at the end.
+
+    PPM_ARGS="learner.epsilon=0.5" python -m scripts.run_sweeps --results R [--suffix _quick]
+        [--at-once 2] [--outputs outputs] [--launch "hydra.launcher.n_jobs=1 n_jobs=1"]
+        [--verbose] c1_realizable_d1 c5_mixture_weight ...
+
+1. ``ARGS`` (``PPM_ARGS``, split like a shell command line) is checked against every selected
+   sweep before any trial runs (:mod:`experiments.overrides`): a sweep that cannot take an
+   override is left out with one line saying why, an override that fixes an axis a claim sweeps
+   gets a note, and an override no selected sweep can take stops the run with one ``error:``
+   line (exit 2).
+2. The sweeps run (``python -m experiments.run --multirun experiment=<name><suffix> ...``),
+   ``--at-once`` at a time; their output is relayed line by line, without Hydra's per-job
+   listing unless ``--verbose`` (``make reproduce VERBOSE=1``). The first failing sweep stops
+   the others; the run ends with one ``error:`` line naming the sweep and its error (exit 2).
+3. Ctrl-C (to the whole process group, as a terminal sends it, or to this process alone) stops
+   every sweep and ends with one line counting the trials kept in the trial cache by every
+   sweep of the run (no sweep prints a traceback of its own: their output after the interrupt
+   is not relayed); exit 130. A rerun says how many trials it reused from the cache.
+4. The finished sweeps are aggregated into the results root (``scripts/aggregate.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+
+def _interrupted_while_starting(signum, frame) -> None:
+    print("interrupted while starting: no sweep started, nothing computed", file=sys.stderr,
+          flush=True)
+    os._exit(130)
+
+
+if __name__ == "__main__" and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+
+import argparse  # noqa: E402
+import collections  # noqa: E402
+import re  # noqa: E402
+import shlex  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from experiments import lifecycle  # noqa: E402
+
+# Hydra's log (the per-job listing: ~10 lines per sweep) and each sweep's closing hint (this
+# script aggregates): relayed only with --verbose.
+HYDRA_LOG = re.compile(r"^\[[0-9-]+ [0-9:,]+\]\[HYDRA\] |^\[\w+\] sweep finished: ")
+
+
+class Sweep:
+    def __init__(self, name: str, cmd: list[str], env: dict, relay):
+        self.name = name
+        self.tail: collections.deque[str] = collections.deque(maxlen=30)
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.threads = [threading.Thread(target=relay, args=(self, stream, out), daemon=True)
+                        for stream, out in ((self.proc.stdout, sys.stdout),
+                                            (self.proc.stderr, sys.stderr))]
+        for t in self.threads:
+            t.start()
+
+    def error_line(self) -> str:
+        lines = [ln.strip() for ln in self.tail if ln.strip()]
+        errors = [ln for ln in lines if ln.startswith("error:")]
+        if errors:
+            return errors[-1][len("error:"):].strip()
+        return lines[-1] if lines else "no output"
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.interrupted = threading.Event()
+        self.lock = threading.Lock()
+
+    def relay(self, sweep: Sweep, stream, out) -> None:
+        for line in stream:
+            sweep.tail.append(line)
+            if self.interrupted.is_set() or line.startswith("interrupted"):
+                continue  # after Ctrl-C: the one line of this process says what was kept
+            if not self.args.verbose and HYDRA_LOG.match(line):
+                continue
+            if line.startswith("error:"):
+                continue  # the run's last line repeats it, naming the sweep
+            with self.lock:
+                out.write(line)
+                out.flush()
+
+    def command(self, name: str, extra: list[str]) -> list[str]:
+        a = self.args
+        return [sys.executable, "-m", "experiments.run", "--multirun",
+                f"experiment={name}{a.suffix}", f"results_root={a.results}",
+                f"hydra.sweep.dir={Path(a.outputs) / name}", *shlex.split(a.launch), *extra]
+
+
+def _say(line: str, err: bool = False) -> None:
+    print(line, file=sys.stderr if err else sys.stdout, flush=True)
+
+
+def kept_message(results: str, since: float, started: list[str], finished: list[str],
+                 pending: list[str]) -> str:
+    new, total = lifecycle.trials_since(results, since)
+    where = [f"{len(finished)} sweep(s) finished"]
+    unfinished = [s for s in started if s not in finished]
+    if unfinished:
+        where.append(f"stopped: {' '.join(unfinished)}")
+    if pending:
+        where.append(f"{len(pending)} not started")
+    return (f"interrupted: kept {new} trials finished in this run by its sweeps ({total} in the "
+            f"cache in total) under {Path(results) / 'cache'} ({'; '.join(where)}); rerun the "
+            f"same command to resume")
+
+
+def reused_trials(sweep_dirs: list[Path], results: str, since: float) -> tuple[int, int]:
+    """(trials of these sweeps read from the cache, trials computed in this run): a trial whose
+    cache file is older than the run was reused."""
+    import pandas as pd
+    seen = set()
+    for d in sweep_dirs:
+        for f in Path(d).glob("*/trials.csv"):
+            try:
+                df = pd.read_csv(f, usecols=["cell_key", "trial"])
+            except (ValueError, OSError):
+                continue
+            seen.update(zip(df["cell_key"].astype(str), df["trial"].astype(int)))
+    cache = Path(results) / "cache"
+    reused = 0
+    for key, trial in seen:
+        try:
+            reused += (cache / key / f"trial_{trial:05d}.csv").stat().st_mtime < since
+        except FileNotFoundError:
+            pass
+    return reused, len(seen) - reused
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("experiments", nargs="*")
+    parser.add_argument("--results", required=True)
+    parser.add_argument("--suffix", default="")
+    parser.add_argument("--outputs", default="outputs")
+    parser.add_argument("--at-once", type=int, default=1)
+    parser.add_argument("--launch", default="", help="launcher overrides (before ARGS)")
+    parser.add_argument("--verbose", action="store_true", help="relay Hydra's per-job listing")
+    parser.add_argument("--no-aggregate", action="store_true")
+    a = parser.parse_args(argv)
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # from here: KeyboardInterrupt
+    start = time.time()
+    args_text = os.environ.get("PPM_ARGS", "")
+    try:
+        extra = shlex.split(args_text)
+    except ValueError as exc:
+        _say(f"error: ARGS={args_text!r}: {exc}", err=True)
+        return 2
+    runner = Runner(a)
+    names = list(dict.fromkeys(a.experiments))
+    if not names:
+        _say("error: no experiment selected (EXPERIMENTS is empty)", err=True)
+        return 2
+    if extra:
+        _say(f"== checking ARGS against {len(names)} sweep(s) before any trial runs")
+        try:
+            from experiments import overrides
+            res = overrides.check([n + a.suffix for n in names], extra, a.results, a.suffix)
+        except KeyboardInterrupt:
+            _say("interrupted while checking ARGS: no sweep started, nothing computed", err=True)
+            return 130
+        for line in [*res.left_out.values(), *res.notes]:
+            _say(line)
+        if res.error:
+            _say(f"error: {res.error}", err=True)
+            return 2
+        names = [n for n in names if n + a.suffix in res.kept]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    queue, running, started, finished, failed = list(names), [], [], [], None
+    try:
+        while queue or running:
+            while queue and len(running) < max(1, a.at_once) and failed is None:
+                name = queue.pop(0)
+                shutil.rmtree(Path(a.outputs) / name, ignore_errors=True)
+                _say(f"== sweep {name}{a.suffix}")
+                running.append(Sweep(name, runner.command(name, extra), env, runner.relay))
+                started.append(name)
+            time.sleep(0.1)
+            for s in list(running):
+                rc = s.proc.poll()
+                if rc is None:
+                    continue
+                for t in s.threads:
+                    t.join()
+                running.remove(s)
+                if rc == 0:
+                    finished.append(s.name)
+                elif rc in (130, -signal.SIGINT):  # Ctrl-C reached the sweep: the run stops
+                    raise KeyboardInterrupt
+                elif failed is None:
+                    failed = (s, rc)
+            if failed is not None and (queue or running):
+                queue.clear()
+                for s in running:  # their workers die with them (experiments/lifecycle.py)
+                    s.proc.terminate()
+    except KeyboardInterrupt:
+        runner.interrupted.set()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: let the sweeps stop
+        _stop(running)
+        _say(kept_message(a.results, start, started, finished, queue), err=True)
+        return 130
+    if failed is not None:
+        s, rc = failed
+        kept, _ = lifecycle.trials_since(a.results, start)
+        _say(f"== stopped: {len(finished)} sweep(s) finished, {kept} trials computed in this run "
+             f"kept under {Path(a.results) / 'cache'} (a rerun resumes)", err=True)
+        _say(f"error: sweep {s.name}{a.suffix} failed (exit {rc}): {s.error_line()}", err=True)
+        return 2
+    reused, computed = reused_trials([Path(a.outputs) / n for n in finished], a.results, start)
+    _say(f"== {len(finished)} sweep(s) done: {computed} trials computed in this run"
+         + (f", {reused} reused from the trial cache {Path(a.results) / 'cache'} (finished by an "
+            f"earlier run)" if reused else ""))
+    if a.no_aggregate or not finished:
+        return 0
+    try:
+        return subprocess.call([sys.executable, "-m", "scripts.aggregate",
+                                *[str(Path(a.outputs) / n) for n in finished],
+                                "--out-root", a.results, "--overwrite-committed"])
+    except KeyboardInterrupt:
+        _say(f"interrupted while aggregating: every trial of the run is kept under "
+             f"{Path(a.results) / 'cache'}; rerun the same command to aggregate", err=True)
+        return 130
+
+
+def _stop(running: list[Sweep], grace: float = 10.0) -> None:
+    """Stop the sweeps after Ctrl-C: they got SIGINT from the terminal too (one process group);
+    a sweep that did not (a SIGINT sent to this process alone) gets it now, then SIGKILL."""
+    deadline = time.monotonic() + 2.0
+    while any(s.proc.poll() is None for s in running) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for s in running:
+        if s.proc.poll() is None:
+            s.proc.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + grace
+    while any(s.proc.poll() is None for s in running) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for s in running:
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
