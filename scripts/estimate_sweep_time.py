@@ -12,6 +12,8 @@ cell costs about ``sum_trials |G_trial| / rate``. This script
    (:func:`experiments.seeding.stream_seed`), so each trial's ``n_pub`` is the one the sweep will
    draw, and takes ``|G|`` from the general-position ``|C_pub| = 2 sum_{i<=d} C(n_pub, i)``
    (what ConstrHalf returns on these Gaussian points; scripts/log_class_size.py checks it);
+   the replay and the measurement live in :mod:`experiments.cost` (shared with
+   ``scripts/gpu_batch.py``, which prices GPU batches);
 3. prints the CPU time ``sum |G| / rate`` per experiment and the wall time on 2 cores
    (``/ 2``; d = 1 fits and per-job overhead are ignored, and the measured rate depends on
    the machine's load: rerun it on a quiet machine).
@@ -20,64 +22,8 @@ cell costs about ``sum_trials |G_trial| / rate``. This script
 from __future__ import annotations
 
 import argparse
-import math
-import time
 
-import numpy as np
-from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
-
-from experiments.callbacks import sweep_job_overrides
-from experiments import seeding
-from experiments.run import CONFIG_DIR
-from experiments.schema import register_configs
-from ppm import PPMHalfspaceLearner
-from ppm.bounds import hypothesis_class_size_from_halfspaces, num_halfspaces_upper
-from ppm.populations import GaussianClusters
-
-
-def measure_rate(d: int, w_pub: float, n: int, seed: int = 0) -> tuple[float, float, int]:
-    """One timed fit: returns (hypotheses per second, seconds, |G|)."""
-    X, y, public = GaussianClusters(d=d, w_pub=w_pub, margin=0.1).sample(n, random_state=seed)
-    est = PPMHalfspaceLearner(epsilon=1.0, random_state=0, max_hypotheses=1e13)
-    Xw, yw, pw = GaussianClusters(d=d, w_pub=0.5, margin=0.1).sample(12, random_state=1)
-    est.fit(Xw, yw, pw)  # compile the numba kernels (all levels) outside the timing
-    t0 = time.perf_counter()
-    est.fit(X, y, public)
-    sec = time.perf_counter() - t0
-    return est.n_hypotheses_ / sec, sec, est.n_hypotheses_
-
-
-def sweep_hypotheses(experiment: str) -> tuple[float, int, int]:
-    """Total |G| over every (job, trial) of the PPM learner at d >= 2; jobs; trials."""
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        base = compose(config_name="config", overrides=[f"experiment={experiment}"],
-                       return_hydra_config=True)
-        params = OmegaConf.to_container(base.hydra.sweeper.params)
-        jobs = [[f"{k}={v}" for k, v in zip(params, combo)]
-                for combo in _product([str(v).split(",") for v in params.values()])]
-        total, trials = 0.0, 0
-        for ov in jobs:
-            spec = seeding.to_container(compose(config_name="config",
-                                         overrides=[f"experiment={experiment}", *ov]))
-            pop_cfg = spec["population"]
-            d = pop_cfg["d"]
-            if d < 2:
-                continue
-            pop = GaussianClusters(**{k: v for k, v in pop_cfg.items() if k != "_target_"})
-            for t in range(spec["trials"]):
-                _, _, public = pop.sample(spec["n"], seeding.stream_seed(spec, t, seeding.SAMPLE))
-                m = num_halfspaces_upper(int(public.sum()), d)
-                total += hypothesis_class_size_from_halfspaces(m, d)
-                trials += 1
-    return total, len(jobs), trials
-
-
-def _product(lists):
-    out = [[]]
-    for values in lists:
-        out = [o + [v.strip()] for o in out for v in values]
-    return out
+from experiments.cost import measure_rate, sweep_hypotheses
 
 
 def main(argv=None) -> None:
@@ -86,7 +32,6 @@ def main(argv=None) -> None:
     parser.add_argument("--rate", type=float, default=None,
                         help="hypotheses/s per job; default: measure it here")
     args = parser.parse_args(argv)
-    register_configs()
     totals = {}
     for exp in args.experiments:
         totals[exp] = sweep_hypotheses(exp)
