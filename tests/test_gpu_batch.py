@@ -177,6 +177,10 @@ def test_cpu_run_equals_the_cells_run_directly_and_resumes(direct, tmp_path):
     ppm = got[got["learner"] == "ppm"]
     assert (ppm["learner.device"] == plain["learner"]["device"]).all()
     assert (ppm["learner.histogram_memo"] == plain["learner"]["histogram_memo"]).all()
+    # the memo model is the run's: one stored histogram per sample the estimate charges
+    found = batch_cells(batch, out)
+    stored = list((out / "cache" / "histograms").glob("*/*.joblib"))
+    assert len(stored) == sum(sum(c.scored) for c in found) == 4
     # a second run computes nothing and writes the same table
     before = table.read_bytes()
     second = _run_script(batch, out)
