@@ -30,7 +30,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_feature_names
 
-__all__ = ["BinaryLabelsMixin", "encode_labels", "decode_labels"]
+__all__ = ["BinaryLabelsMixin", "decode_labels", "encode_labels", "for_sklearn_checks"]
 
 
 def _label_list(labels) -> list:
@@ -171,3 +171,81 @@ class BinaryLabelsMixin:
         tags.input_tags.allow_nan = False
         tags.input_tags.one_d_array = self._one_d_input
         return tags
+
+
+# -- scikit-learn's check suite ------------------------------------------------------------------
+_N_CHECK_PUBLIC = 3
+
+
+def _labels_1d(y, n):
+    """``y`` as a 1-D array of ``n`` labels, or None when malformed (the learner reports it)."""
+    if y is None:
+        return None
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    return y if y.ndim == 1 and y.shape[0] == n and n > 0 else None
+
+
+def _first_label(labels):
+    v = np.sort(labels)[0]
+    return v.item() if hasattr(v, "item") else v
+
+
+class _CheckableClasses:
+    """Namespace of the subclasses made by :func:`for_sklearn_checks` (one per learner class),
+    so that pickle finds them as ``ppm._sklearn._checkable.<name>``."""
+
+
+_checkable = _CheckableClasses()
+
+
+def _checkable_class(cls):
+    name = cls.__name__
+    sub = getattr(_checkable, name, None)
+    if sub is not None and sub.__mro__[1] is cls:
+        return sub
+
+    def fit(self, X, y, public=None, **kwargs):
+        n = len(np.asarray(X)) if X is not None and np.ndim(np.asarray(X)) else 0
+        y1 = _labels_1d(y, n)
+        if public is None:
+            public = np.zeros(n, dtype=bool)
+            if y1 is not None:
+                public[np.flatnonzero(y1 == _first_label(y1))[:_N_CHECK_PUBLIC]] = True
+        param = self._label_param
+        saved = getattr(self, param) if param else None
+        if param and saved is None and y1 is not None and not (
+                y1.dtype.kind in "biuf" and np.all(np.isin(y1, (0, 1)))):
+            setattr(self, param, _first_label(y1))
+        try:
+            return cls.fit(self, X, y, public, **kwargs)
+        finally:
+            if param:
+                setattr(self, param, saved)
+
+    sub = type(name, (cls,), {"fit": fit, "__module__": __name__,
+                              "__qualname__": f"_checkable.{name}", "__doc__": cls.__doc__})
+    setattr(_checkable, name, sub)
+    return sub
+
+
+def for_sklearn_checks(estimator):
+    """A copy of a ppm learner that scikit-learn's check suite can fit as ``fit(X, y)``.
+
+    ``sklearn.utils.estimator_checks.check_estimator`` and ``parametrize_with_checks`` call
+    ``fit(X, y)`` without the ``public`` mask that every ppm learner takes (and that
+    ``PPMHalfspaceLearner`` requires). The copy (same class name and parameters; a subclass whose
+    ``fit`` is the only difference) supplies, when ``public`` is not given, a deterministic
+    mask: the first 3 rows carrying the sample's first label (sorted) are public, the others
+    private (BMN20's label-determined model with a few public points, so ``|G|`` stays small).
+    With labels other than 0/1 it also names that first label as the learner's role label
+    (``public_label`` / ``pos_label``) when the parameter is unset, and restores the parameter
+    after ``fit``. For the check suite only: the learners themselves never guess either
+    (``docs/usage.md``).
+    """
+    if not isinstance(estimator, BinaryLabelsMixin):
+        raise TypeError(f"for_sklearn_checks takes a ppm learner, got {type(estimator).__name__}")
+    if type(estimator).__qualname__.startswith("_checkable."):
+        return estimator
+    return _checkable_class(type(estimator))(**estimator.get_params(deep=False))
