@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 from experiments import cache, columns, seeding
 from experiments.lifecycle import die_with_parent
 from ppm.diagnostics import empirical_error
-from ppm.populations import check_population
+from ppm.populations import check_population, is_synthetic
 from ppm.validation import NoPublicExamplesWarning, check_open_unit, check_positive_int
 
 def _learner_label(est_cfg: dict) -> str:
@@ -62,12 +62,16 @@ def _estimators(spec: dict) -> list[tuple[str, dict]]:
     return out
 
 
-def _build(est_cfg: dict, random_state):
-    """Instantiate an estimator, passing ``random_state`` only where the class takes one."""
+def _build(est_cfg: dict, random_state, population):
+    """Instantiate an estimator, passing ``random_state`` only where the class takes one, and
+    ``allow_private_on_disk`` (a data parameter, never configured) as the population's
+    ``synthetic`` flag, so that a histogram memo is refused on real records."""
     cls = get_class(est_cfg["_target_"])
     kwargs = {}
     if "random_state" in inspect.signature(cls).parameters:
         kwargs["random_state"] = random_state
+    if "allow_private_on_disk" in getattr(cls, "_data_params", ()):
+        kwargs["allow_private_on_disk"] = is_synthetic(population)
     return instantiate(est_cfg, **kwargs)
 
 
@@ -93,13 +97,13 @@ def validate_config(cfg) -> dict:
         check_open_unit(spec["population"]["w_pub"], "population.w_pub")
     check_writable_dir(spec["results_root"], "results_root")
     try:
-        check_population(instantiate(spec["population"]))
+        population = check_population(instantiate(spec["population"]))
     except Exception as exc:  # hydra wraps constructor errors; surface the message
         raise ValueError(f"invalid population config (population.*): {_root_message(exc)}") from exc
     for label, est_cfg in _estimators(spec):
         where = "learner" if est_cfg is spec["learner"] else f"baselines.{label}"
         try:
-            est = _build(est_cfg, random_state=0)
+            est = _build(est_cfg, random_state=0, population=population)
         except Exception as exc:
             raise ValueError(f"invalid config for {where}.*: {_root_message(exc)}") from exc
         if hasattr(est, "_validate_params"):  # every learner's one validation entry point
@@ -176,7 +180,7 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
         owned = dict(_owners(spec))
         for label, est_cfg in _estimators(spec):
             learner_seed = seeding.learner_seed(spec, trial, label, est_cfg)
-            est = _build(est_cfg, random_state=learner_seed)
+            est = _build(est_cfg, random_state=learner_seed, population=population)
             t0 = time.perf_counter()
             takes_unl = "X_unlabelled" in inspect.signature(est.fit).parameters
             with warnings.catch_warnings():

@@ -14,6 +14,7 @@ and cache keys; the class's ``_validate_params`` checks them before any work),
 from __future__ import annotations
 
 import inspect
+import typing
 from dataclasses import dataclass, field, make_dataclass
 from typing import Any, Dict, List, Optional
 
@@ -21,120 +22,79 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from ppm import PPMHalfspaceLearner
-from ppm.set_cover import DisjunctionLearner, GreedyTriangleCover, SetCoverLearner
-from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, LabelBoostLearner,
-                                 PrivateActiveLearner)
+from ppm.populations import BreastCancer, GaussianClusters, GridThresholds, MarginFamily
+from ppm.set_cover import (DisjunctionLearner, GreedyTriangleCover, GridPolygon, GridTriangles,
+                           PlantedConjunction, SetCoverLearner)
+from ppm.set_cover.populations import DecoyConjunction
+from ppm.semi_supervised import (BigGridThresholds, GapThresholdMechanism, GenericLearner,
+                                 LabelBoostLearner, PrivateActiveLearner)
+from ppm.semi_supervised.big_grid import NoisyBigGridThresholds
 
 
-@dataclass
-class GaussianClustersConf:
-    _target_: str = "ppm.populations.GaussianClusters"
-    d: int = 2
-    w_pub: float = 0.5
-    separation: float = 2.0
-    margin: Optional[float] = 0.1
-    public_std: float = 1.0
-    private_std: float = 0.5
-    private_aspect: float = 3.0
-    eta: float = 0.0
-    public_pos_rate: float = 0.0
-    geometry_seed: int = 0
+def _admits_none(cls, name: str) -> bool:
+    """Whether ``cls.__init__`` annotates parameter ``name`` with a type that admits None."""
+    try:
+        hint = typing.get_type_hints(cls.__init__).get(name)
+    except Exception:  # an annotation that does not resolve: no hint
+        return False
+    return hint is not None and type(None) in typing.get_args(hint)
 
 
-@dataclass
-class GridThresholdsConf:
-    _target_: str = "ppm.populations.GridThresholds"
-    T: int = 64
-    w_pub: float = 0.5
-    cut: float = 0.5
-    support: Optional[int] = None
-
-
-@dataclass
-class PlantedConjunctionConf:
-    _target_: str = "ppm.set_cover.PlantedConjunction"
-    D: int = 64
-    k: int = 2
-    w_pub: float = 0.5
-    geometry_seed: int = 0
-
-
-@dataclass
-class DecoyConjunctionConf:
-    _target_: str = "ppm.set_cover.populations.DecoyConjunction"
-    D: int = 64
-    k: int = 2
-    w_pub: float = 0.5
-    decoy_alpha: float = 0.1
-    geometry_seed: int = 0
-
-
-@dataclass
-class GridPolygonConf:
-    _target_: str = "ppm.set_cover.GridPolygon"
-    T: int = 1024
-    k: int = 1
-    w_pub: float = 0.5
-    support: Optional[int] = 32
-    geometry_seed: int = 0
-
-
-@dataclass
-class GridTrianglesConf:
-    _target_: str = "ppm.set_cover.GridTriangles"
-    T: int = 1024
-    w_pub: float = 0.5
-    support: Optional[int] = 8
-    centre_mass: float = 0.5
-
-
-@dataclass
-class NoisyBigGridThresholdsConf:
-    _target_: str = "ppm.semi_supervised.big_grid.NoisyBigGridThresholds"
-    b: int = 64
-    support: int = 25
-    cut: float = 0.5
-    eta: float = 0.1
-    spacing_bits: int = 16
-
-
-@dataclass
-class BigGridThresholdsConf:
-    _target_: str = "ppm.semi_supervised.BigGridThresholds"
-    b: int = 64
-    support: int = 5
-    cut: float = 0.5
-
-
-@dataclass
-class MarginFamilyConf:
-    _target_: str = "ppm.populations.MarginFamily"
-    alpha_target: float = 0.01
-    c: float = 4.0
-    orientation: int = 1
-    w_pub: float = 0.5
-
-
-@dataclass
-class BreastCancerConf:
-    _target_: str = "ppm.populations.BreastCancer"
-    features: List[str] = field(default_factory=lambda: ["mean texture", "worst area"])
-
-
-def estimator_conf(cls, target: str):
-    """The structured config of an estimator, built from its ``__init__`` signature: the class
-    is the one source of every parameter, type and default (``random_state`` is the pipeline's:
-    it is derived per trial, never configured; nor are the class's ``_encoding_params``, which
-    only name labels: the experiments' samples are labelled 0/1, where the label encoding is the
-    identity, so configs, seeds and cache keys stay those of the 0/1 learners)."""
+def signature_conf(cls, target: str, skip=()):
+    """The structured config of a class, built from its ``__init__`` signature: the class is
+    the one source of every parameter, default and type. The type is the default's (``bool``,
+    ``int``, ``float``, ``str``; ``Optional`` of it when the parameter's annotation admits None,
+    e.g. ``margin: float | None = 0.1``), ``List[str]`` for a list or tuple of strings, else
+    ``Any`` (a None default: the class's own validation checks the value before any work).
+    A key the class does not take fails at compose, naming the key and ``<Class>Conf``."""
     spec = [("_target_", str, field(default=target))]
-    skip = {"random_state", *getattr(cls, "_encoding_params", ())}
     for p in inspect.signature(cls).parameters.values():
         if p.name in skip:
             continue
-        kind = type(p.default) if isinstance(p.default, (bool, int, float, str)) else Any
-        spec.append((p.name, kind, field(default=p.default)))
+        default = p.default
+        if isinstance(default, (bool, int, float, str)):
+            kind = Optional[type(default)] if _admits_none(cls, p.name) else type(default)
+            spec.append((p.name, kind, field(default=default)))
+        elif isinstance(default, (list, tuple)) and all(isinstance(v, str) for v in default):
+            spec.append((p.name, List[str],
+                         field(default_factory=lambda v=tuple(default): list(v))))
+        else:
+            spec.append((p.name, Any, field(default=default)))
     return make_dataclass(f"{cls.__name__}Conf", spec)
+
+
+def population_conf(cls, target: str):
+    """A population's structured config (:func:`signature_conf`): every constructor parameter."""
+    return signature_conf(cls, target)
+
+
+def estimator_conf(cls, target: str):
+    """The structured config of an estimator (:func:`signature_conf`); ``random_state`` is the
+    pipeline's: it is derived per trial, never configured; nor are the class's
+    ``_encoding_params``, which only name labels: the experiments' samples are labelled 0/1,
+    where the label encoding is the identity, so configs, seeds and cache keys stay those of
+    the 0/1 learners; nor its ``_data_params``, which the pipeline sets from the population:
+    ``allow_private_on_disk``)."""
+    return signature_conf(cls, target, skip={"random_state",
+                                              *getattr(cls, "_encoding_params", ()),
+                                              *getattr(cls, "_data_params", ())})
+
+
+# Populations: the class is the one source of every parameter and default (the _target_ is the
+# path configs name, also the hashing name of experiments.seeding.STABLE_NAMES).
+GaussianClustersConf = population_conf(GaussianClusters, "ppm.populations.GaussianClusters")
+GridThresholdsConf = population_conf(GridThresholds, "ppm.populations.GridThresholds")
+PlantedConjunctionConf = population_conf(PlantedConjunction, "ppm.set_cover.PlantedConjunction")
+DecoyConjunctionConf = population_conf(DecoyConjunction,
+                                       "ppm.set_cover.populations.DecoyConjunction")
+GridPolygonConf = population_conf(GridPolygon, "ppm.set_cover.GridPolygon")
+GridTrianglesConf = population_conf(GridTriangles, "ppm.set_cover.GridTriangles")
+NoisyBigGridThresholdsConf = population_conf(
+    NoisyBigGridThresholds, "ppm.semi_supervised.big_grid.NoisyBigGridThresholds")
+BigGridThresholdsConf = population_conf(BigGridThresholds,
+                                        "ppm.semi_supervised.BigGridThresholds")
+MarginFamilyConf = population_conf(MarginFamily, "ppm.populations.MarginFamily")
+BreastCancerConf = population_conf(BreastCancer, "ppm.populations.BreastCancer")
 
 
 PPMLearnerConf = estimator_conf(PPMHalfspaceLearner, "ppm.PPMHalfspaceLearner")

@@ -116,8 +116,8 @@ def sim_fits():
             continue
         with tempfile.TemporaryDirectory() as memo:
             for _ in range(2):  # store, then restore the records: same sample
-                fit = PPMHalfspaceLearner(device="cuda", random_state=7,
-                                          histogram_memo=memo).fit(X, y, public)
+                fit = PPMHalfspaceLearner(device="cuda", random_state=7, histogram_memo=memo,
+                                          allow_private_on_disk=True).fit(X, y, public)
                 assert fit.hypothesis_ == PPMHalfspaceLearner(
                     device="cpu", random_state=7).fit(X, y, public).hypothesis_
 

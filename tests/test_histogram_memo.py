@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 
 from ppm import PPMHalfspaceLearner
 from ppm.core.histogram_memo import memo_key
-from ppm.populations import GaussianClusters
+from ppm.populations import BreastCancer, GaussianClusters, is_synthetic
 
+# the memo stores functions of the private examples: the samples here are synthetic
+SYNTHETIC = {"allow_private_on_disk": True}
 
 def _sample(d, n, seed, w_pub=0.4):
     pop = GaussianClusters(d=d, w_pub=w_pub, margin=0.1)
@@ -30,7 +32,7 @@ def test_memo_gives_the_same_hypothesis_at_every_epsilon(tmp_path_factory, d, n,
     for i, eps in enumerate([1.0, 0.3, 4.0]):
         plain = _fit(X, y, public, epsilon=eps, random_state=seed + i, method=method)
         memod = PPMHalfspaceLearner(epsilon=eps, random_state=seed + i, method=method,
-                                    histogram_memo=str(memo))
+                                    histogram_memo=str(memo), **SYNTHETIC)
         hs, scorer, _, _ = memod._mechanism_scorer(X, y, public)
         memod.fit(X, y, public)
         assert memod.hypothesis_ == plain.hypothesis_
@@ -42,7 +44,7 @@ def test_memo_gives_the_same_hypothesis_at_every_epsilon(tmp_path_factory, d, n,
 
 def test_memo_hits_after_the_first_fit_and_reads_what_it_stored(tmp_path):
     X, y, public = _sample(3, 40, 7)
-    learner = PPMHalfspaceLearner(epsilon=1.0, histogram_memo=str(tmp_path))
+    learner = PPMHalfspaceLearner(epsilon=1.0, histogram_memo=str(tmp_path), **SYNTHETIC)
     _, first, _, _ = learner._mechanism_scorer(X, y, public)
     h1 = first.histogram()
     assert first.hit is False
@@ -61,7 +63,7 @@ def test_neighbouring_samples_never_share_a_memo_entry(tmp_path):
     the neighbour can never be sampled from."""
     X, y, public = _sample(2, 30, 3)
     priv = int(np.flatnonzero(~public)[0])
-    learner = PPMHalfspaceLearner(epsilon=1.0, histogram_memo=str(tmp_path))
+    learner = PPMHalfspaceLearner(epsilon=1.0, histogram_memo=str(tmp_path), **SYNTHETIC)
     _, scorer, _, _ = learner._mechanism_scorer(X, y, public)
     keys = {memo_key(scorer._scorer, X, y, public, learner.rel_tol)}
     y2 = y.copy()
@@ -78,7 +80,7 @@ def test_neighbouring_samples_never_share_a_memo_entry(tmp_path):
 
 def test_a_torn_memo_file_is_recomputed(tmp_path):
     X, y, public = _sample(2, 30, 11)
-    learner = PPMHalfspaceLearner(epsilon=1.0, histogram_memo=str(tmp_path))
+    learner = PPMHalfspaceLearner(epsilon=1.0, histogram_memo=str(tmp_path), **SYNTHETIC)
     _, scorer, _, _ = learner._mechanism_scorer(X, y, public)
     expected = scorer.histogram()
     scorer.path.write_bytes(b"not a joblib file")
@@ -92,3 +94,29 @@ def test_bad_histogram_memo_is_rejected_before_any_work(bad):
     X, y, public = _sample(2, 10, 0)
     with pytest.raises(ValueError, match="histogram_memo"):
         PPMHalfspaceLearner(histogram_memo=bad).fit(X, y, public)
+
+
+def test_the_memo_is_refused_on_data_not_marked_synthetic(tmp_path):
+    """One line naming what would be written, before any work; nothing reaches the disk."""
+    X, y, public = _sample(2, 20, 1)
+    memo = tmp_path / "memo"
+    for learner in (PPMHalfspaceLearner(histogram_memo=str(memo)),
+                    PPMHalfspaceLearner(histogram_memo=str(memo), allow_private_on_disk=False)):
+        with pytest.raises(ValueError, match=f"histogram_memo='{memo}' would write score "
+                                             "histograms of G computed from the private "
+                                             "examples to disk") as err:
+            learner.fit(X, y, public)
+        assert "\n" not in str(err.value)
+    assert not memo.exists()
+    with pytest.raises(ValueError, match="allow_private_on_disk must be True or False, got 'yes'"):
+        PPMHalfspaceLearner(histogram_memo=str(memo), allow_private_on_disk="yes").fit(X, y, public)
+    # without a memo the flag changes nothing; with it, the fit stores one entry
+    plain = PPMHalfspaceLearner(random_state=0).fit(X, y, public)
+    memod = PPMHalfspaceLearner(random_state=0, histogram_memo=str(memo), **SYNTHETIC)
+    assert memod.fit(X, y, public).hypothesis_ == plain.hypothesis_
+    assert len(list(memo.rglob("*.joblib"))) == 1
+
+
+def test_only_model_populations_are_synthetic():
+    assert is_synthetic(GaussianClusters()) and not is_synthetic(BreastCancer())
+    assert not is_synthetic(object())  # a population that says nothing counts as real records

@@ -403,6 +403,9 @@ def test_trials_cached_before_a_setting_existed_report_this_runs_value(tmp_path)
     ("c10_homogeneity", "baselines.semi_private.labels=public", "semi_private"),
     ("real_breast_cancer", "baselines.dp_logistic.data_norm=-1", "dp_logistic"),
     ("real_breast_cancer", "population.features=[nope]", "population"),
+    # real records: the histogram memo would write functions of the private examples to disk
+    ("real_breast_cancer", "learner.histogram_memo=/tmp/memo", "histogram_memo='/tmp/memo' "
+     "would write score histograms of G computed from the private examples to disk"),
     ("c9_domain", "population.support=0", "population"),
 ])
 def test_bad_baseline_or_population_values_fail_before_work(experiment, override, match, tmp_path):

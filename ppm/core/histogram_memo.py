@@ -14,8 +14,10 @@ nor cache keys.
 
 **Not for private data.** The stored histogram is a function of the private examples, which the
 mechanism never releases. The memo exists for experiments on synthetic populations, next to the
-trial cache (which stores non-private diagnostics of the same samples too). Leave it ``None``
-(the default) whenever the private examples are real records.
+trial cache (which stores non-private diagnostics of the same samples too): the learner refuses
+it (:func:`check_memo_allowed`, one line naming the directory) unless the caller passes
+``allow_private_on_disk=True``, which the experiment pipeline does for synthetic populations
+only (``ppm.populations.is_synthetic``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,18 @@ from ppm.files import atomic_path
 # can change (2: ConstrHalf's choice for degenerate public points cuts Aff): old entries are
 # then never read.
 FORMAT = 2
+
+
+def check_memo_allowed(directory, allow_private_on_disk) -> None:
+    """Refuse (``ValueError``, one line) a memo ``directory`` unless ``allow_private_on_disk``
+    is True: the memo writes functions of the private examples to disk (module docstring)."""
+    if not isinstance(allow_private_on_disk, (bool, np.bool_)):
+        raise ValueError("allow_private_on_disk must be True or False, got "
+                         f"{allow_private_on_disk!r}")
+    if directory is not None and not allow_private_on_disk:
+        raise ValueError(f"histogram_memo={str(directory)!r} would write score histograms of G "
+                         "computed from the private examples to disk; pass "
+                         "allow_private_on_disk=True only for synthetic data")
 
 
 def supports_memo(scorer) -> bool:

@@ -6,7 +6,9 @@ special cases "all private" and "all public"). The trial loop (``experiments.pip
 a training sample, asks for the best error ``OPT`` and scores every learner on a fresh test
 sample, so it needs exactly the members of :class:`Population`; ``opt_predict`` and
 ``realizable`` are optional refinements (a paired excess error, and skipping that pass when
-the target errs nowhere).
+the target errs nowhere). ``synthetic = True`` marks a population drawn from a model rather
+than from records (:func:`is_synthetic`): only then may a learner write functions of its
+private examples to disk (``PPMHalfspaceLearner(histogram_memo=...)``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,12 @@ def check_population(population) -> Population:
         raise TypeError(f"{type(population).__name__} is not a population: it lacks "
                         f"{', '.join(missing)} (ppm.populations.base.Population)")
     return population
+
+
+def is_synthetic(population) -> bool:
+    """Whether ``population`` declares itself synthetic (class attribute ``synthetic = True``);
+    a population that says nothing counts as real records."""
+    return getattr(population, "synthetic", False) is True
 
 
 def param_property(name: str, doc: str) -> property:

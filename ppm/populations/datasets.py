@@ -100,6 +100,7 @@ class BreastCancer:
     """
 
     n_rows = 569
+    synthetic = False  # real patients' records: never stored by histogram_memo
 
     def __init__(self, *, features=DEFAULT_FEATURES):
         features, cols = _check_features(features)

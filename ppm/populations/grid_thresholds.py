@@ -61,6 +61,7 @@ class GridThresholds:
     """
 
     realizable = True
+    synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
 
     def __init__(self, *, T=64, w_pub=0.5, cut=0.5, support=None):
         T = check_positive_int(T, "T", minimum=2)

@@ -94,6 +94,7 @@ class MarginFamily:
 
     d = 1
     realizable = False
+    synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
 
     def __init__(self, *, alpha_target=0.01, c=4.0, orientation=1, w_pub=0.5):
         alpha, c, gamma = _check_gamma(alpha_target, c)

@@ -138,9 +138,11 @@ class GaussianClusters:
         Seed of the rotation ``R`` (the geometry, not the sampling).
     """
 
-    def __init__(self, *, d=2, w_pub=0.5, separation=2.0, margin=0.1, public_std=1.0,
-                 private_std=0.5, private_aspect=3.0, eta=0.0, public_pos_rate=0.0,
-                 geometry_seed=0):
+    synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
+
+    def __init__(self, *, d=2, w_pub=0.5, separation=2.0, margin: float | None = 0.1,
+                 public_std=1.0, private_std=0.5, private_aspect=3.0, eta=0.0,
+                 public_pos_rate=0.0, geometry_seed=0):
         d = check_positive_int(d, "d")
         w_pub = check_closed_unit(w_pub, "w_pub")
         separation = _check_finite_real(separation, "separation")

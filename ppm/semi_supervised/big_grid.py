@@ -39,6 +39,7 @@ class BigGridThresholds:
     """
 
     realizable = True
+    synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
     d = 1
 
     def __init__(self, *, b=64, support=5, cut=0.5):

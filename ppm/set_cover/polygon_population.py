@@ -48,9 +48,11 @@ class GridPolygon:
     """
 
     realizable = True
+    synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
     d = 2
 
-    def __init__(self, *, T=1024, k=1, w_pub=0.5, support=32, geometry_seed=0):
+    def __init__(self, *, T=1024, k=1, w_pub=0.5, support: int | None = 32,
+                 geometry_seed=0):
         T = check_positive_int(T, "T", minimum=4)
         if T > 2 ** 20:
             raise ValueError(f"T must be an integer in [4, 2^20], got {T!r}")
@@ -266,7 +268,7 @@ class GridTriangles(GridPolygon):
         spread evenly over the boundary negatives). Unused with ``support=None``.
     """
 
-    def __init__(self, *, T=1024, w_pub=0.5, support=8, centre_mass=0.5):
+    def __init__(self, *, T=1024, w_pub=0.5, support: int | None = 8, centre_mass=0.5):
         T = check_positive_int(T, "T", minimum=16)
         if T > 2 ** 20:
             raise ValueError(f"T must be an integer in [16, 2^20], got {T!r}")

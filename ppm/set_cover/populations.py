@@ -50,6 +50,7 @@ class PlantedConjunction:
     """
 
     realizable = True
+    synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
 
     def __init__(self, *, D=64, k=2, w_pub=0.5, geometry_seed=0):
         D = check_positive_int(D, "D")
