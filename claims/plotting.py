@@ -37,6 +37,7 @@ _MARKERS = "oPX*hp<>d"
 OPEN_UPPER_LABEL = "dotted arrow: upper end of the interval open (Clopper-Pearson: too few trials)"
 SMOKE_BANNER = "quick profile: smoke run, not a verdict"
 _BANNER: list[str] = []  # the banner of the figures being drawn (see banner())
+_VARIANT: list[tuple[str, str]] = []  # (file suffix, title line) of the figures being drawn
 
 
 def style(learner: str) -> dict:
@@ -155,6 +156,18 @@ def banner(text: str | None):
         _BANNER.pop()
 
 
+@contextlib.contextmanager
+def variant(suffix: str, title: str):
+    """Figures saved inside this block are one value of a parameter an override swept
+    (``claims/report.py``): their file name ends in ``suffix`` and ``title`` is added under the
+    figure's title (which value, and which values the results root holds)."""
+    _VARIANT.append((suffix, title))
+    try:
+        yield
+    finally:
+        _VARIANT.pop()
+
+
 def compact(fig, grid, used, panel_size: tuple[float, float]) -> None:
     """Drop the panels of ``grid`` (a 2-D array of axes) that are not in ``used``: each row
     keeps its used panels, left-aligned; a row without any is removed; the figure shrinks to
@@ -199,8 +212,9 @@ def save(fig, out_dir: Path, name: str, title: str, dpi: int = 120) -> Path:
     closes the figure."""
     _wrap_titles(fig)
     text = _BANNER[-1] if _BANNER else ""
-    fig.suptitle(title, fontsize=11)
-    out = Path(out_dir) / f"{name}.png"
+    suffix, line = _VARIANT[-1] if _VARIANT else ("", "")
+    fig.suptitle(title + (f"\n{line}" if line else ""), fontsize=11)
+    out = Path(out_dir) / f"{name}{suffix}.png"
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     if text:

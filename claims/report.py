@@ -15,10 +15,14 @@ setting.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
+
+from analysis.aggregate import _execution_only, _fmt
 
 from claims import plotting
 from claims.base import (SMOKE_NOTE, SMOKE_PREFIX, Claim, ResultStore, VerdictRow, is_smoke,
@@ -31,6 +35,11 @@ from ppm.files import write_csv_atomic
 DETAIL_COLUMNS = ["claim", "setting", "measured", "theory", "looseness", "verdict"]
 TABLE_COLUMNS = ["claim", "paper", "measured", "theory", "looseness", "verdict", "figure"]
 NOT_RUN = "not run in this results root"
+CANNOT = "cannot be analysed in this results root"
+# <root>/<claim>/UNANALYSABLE: the claim's analysis failed on what the root holds (the reason);
+# the verdict table says so instead of "not run".
+UNANALYSABLE = "UNANALYSABLE"
+EXPERIMENT_CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "experiment"
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> None:
@@ -48,10 +57,73 @@ def smoke_verdict(verdict: str) -> str:
     return verdict if str(verdict).startswith(SMOKE_PREFIX) else SMOKE_PREFIX + str(verdict)
 
 
+def _swept_keys(experiment: str) -> set[str]:
+    """The keys an experiment's own configs sweep (``hydra.sweeper.params`` of
+    ``configs/experiment/<exp>.yaml`` and of its ``_quick`` twin)."""
+    keys: set[str] = set()
+    for name in (experiment, experiment + "_quick"):
+        path = EXPERIMENT_CONFIGS / f"{name}.yaml"
+        if path.is_file():
+            params = (yaml.safe_load(path.read_text()) or {}).get("hydra", {}) or {}
+            keys |= set(((params.get("sweeper") or {}).get("params") or {}).keys())
+    return keys
+
+
+def override_series(claim: Claim, results: ResultStore) -> dict[str, list]:
+    """The config columns that take several values in the claim's tables although no config of
+    its experiments sweeps them: a sweep override (``ARGS="learner.epsilon=0.5,2"``) made them
+    vary. ``{column: sorted values}``; empty on a root made without such an override."""
+    found: dict[str, set] = {}
+    for exp in claim.experiments:
+        data = results.load(exp)
+        if data is None:
+            continue
+        trials, _ = data
+        # a column that follows a swept one (C11's learner.k = ${population.k}) is not a series
+        by = [c for c in _swept_keys(exp) if c in trials.columns] + ["n"]
+        for col in trials.columns:
+            if not col.startswith(("learner.", "population.")) or col in by:
+                continue
+            rows = trials.dropna(subset=[col])
+            if rows.empty or rows[col].nunique() < 2 or _execution_only(rows, col):
+                continue
+            if rows.groupby(by, dropna=False)[col].nunique().max() > 1:
+                found.setdefault(col, set()).update(rows[col].unique().tolist())
+    return {col: sorted(v) for col, v in sorted(found.items())}
+
+
+def _series_stores(claim: Claim, results: ResultStore, series: dict[str, list]):
+    """(label, file suffix, store holding that value of every series column) per combination;
+    rows without the column (a baseline has no ``learner.*`` value) are in every store."""
+    for combo in itertools.product(*series.values()):
+        label = ", ".join(f"{col} = {_fmt(v)}" for col, v in zip(series, combo))
+        suffix = "__" + "_".join(f"{col.rsplit('.', 1)[1]}{_fmt(v)}"
+                                 for col, v in zip(series, combo))
+        store = ResultStore(results.root, n_boot=results.n_boot)
+        for exp in claim.experiments:
+            data = results.load(exp)
+            if data is None:
+                store._cache[exp] = None
+                continue
+            tables = []
+            for table in data:
+                keep = np.ones(len(table), dtype=bool)
+                for col, v in zip(series, combo):
+                    if col in table:
+                        keep &= (table[col].isna() | (table[col] == v)).to_numpy()
+                tables.append(table[keep].reset_index(drop=True))
+            store._cache[exp] = tuple(tables)
+        yield label, suffix, store
+
+
 def write_claim(claim: Claim, results: ResultStore) -> list[VerdictRow] | None:
     if not claim.available(results):
         print(f"{claim.id}: {NOT_RUN} ({results.root}; {_missing(claim)}); skipped")
         return None
+    (results.root / claim.name / UNANALYSABLE).unlink(missing_ok=True)
+    series = override_series(claim, results)
+    if series:
+        return _write_series(claim, results, series)
     rows = claim.analyse(results)
     if not rows:
         print(f"{claim.id}: nothing to analyse in this results root ({results.root}); skipped")
@@ -70,11 +142,47 @@ def write_claim(claim: Claim, results: ResultStore) -> list[VerdictRow] | None:
     return rows
 
 
+def _write_series(claim: Claim, results: ResultStore, series: dict) -> list[VerdictRow] | None:
+    """A claim whose tables hold several values of a parameter that an override swept: one
+    analysis per value (each verdict row's setting names it), one figure per value
+    (``figures/<claim>__<param><value>.png``, its title naming the value and every value the
+    root holds)."""
+    holds = "; ".join(f"{col} = {', '.join(_fmt(v) for v in vals)}"
+                      for col, vals in series.items())
+    print(f"{claim.id}: this results root holds {holds} (an override swept it): one series "
+          f"per value")
+    all_rows = []
+    for label, suffix, store in _series_stores(claim, results, series):
+        rows = claim.analyse(store)
+        for r in rows:
+            r.setting = f"{r.setting} [{label}]"
+            r.extra = f"{r.extra}; {label}" if r.extra else label
+            if r.figure:
+                r.figure = r.figure + suffix
+        all_rows += rows
+        if claim.plot is not None and rows:
+            with plotting.banner(plotting.SMOKE_BANNER if results.smoke else None), \
+                    plotting.variant(suffix, f"series {label} (this root holds {holds})"):
+                claim.plot(store, rows, results.root / "figures")
+    if not all_rows:
+        return None
+    df = rows_frame(all_rows)
+    write_csv(df, results.root / claim.name / "summary.csv")
+    shown = df[["setting", "measured", "theory", "verdict"]]
+    note = ""
+    if results.smoke:
+        shown = shown.assign(verdict=shown["verdict"].map(smoke_verdict))
+        note = f"**{SMOKE_NOTE}**\n\n"
+    (results.root / claim.name / "summary.md").write_text(note + markdown_table(shown))
+    return all_rows
+
+
 def forget_claim(claim: Claim, root: Path) -> None:
     """Remove a claim's summary and figure from ``root`` (its analysis failed there: what was
     written before no longer matches the root's results)."""
     for path in (root / claim.name / "summary.csv", root / claim.name / "summary.md",
-                 root / "figures" / f"{claim.name}.png"):
+                 root / "figures" / f"{claim.name}.png",
+                 *(root / "figures").glob(f"{claim.name}__*.png")):
         path.unlink(missing_ok=True)
 
 
@@ -89,6 +197,9 @@ def write_claims(claims, results: ResultStore) -> tuple[dict, dict]:
             first_line = (str(exc).strip().splitlines() or [""])[0]
             failed[claim.id] = f"{type(exc).__name__}: {first_line}"
             forget_claim(claim, results.root)
+            marker = results.root / claim.name / UNANALYSABLE
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(failed[claim.id] + "\n")
             print(f"{claim.id}: cannot be analysed from this results root ({results.root}): "
                   f"{failed[claim.id]} (in a root made with ARGS, an override can fix a parameter "
                   f"the claim compares across values, e.g. learner.epsilon for C3)")
@@ -117,15 +228,21 @@ def _headline(own: pd.DataFrame, headline: dict) -> pd.Series:
 
 
 def verdict_table(details: pd.DataFrame, claims=CLAIMS,
-                  figures: str = "results/figures") -> pd.DataFrame:
-    """One row per claim (``figures``: the directory the figure column points into)."""
+                  figures: str = "results/figures", unanalysable: dict | None = None
+                  ) -> pd.DataFrame:
+    """One row per claim (``figures``: the directory the figure column points into;
+    ``unanalysable``: claim id -> why its analysis failed on this root, for claims without
+    rows: "cannot be analysed in this results root" rather than "not run")."""
     rows = []
     by_claim = dict(list(details.groupby("claim", sort=False)))
     for claim in claims:
         sub = by_claim.get(claim.id, details.iloc[:0])
         if sub.empty:
+            why = (unanalysable or {}).get(claim.id)
+            verdict = f"{CANNOT} ({why})" if why else NOT_RUN
             rows.append(dict(claim=claim.id, paper=claim.statement, setting="",
-                             measured=NOT_RUN, looseness=np.nan, verdict=NOT_RUN, figure=""))
+                             measured=CANNOT if why else NOT_RUN, looseness=np.nan,
+                             verdict=verdict, figure=""))
             continue
         own = sub[sub["verdict"].map(counted)]
         own = own if len(own) else sub
@@ -148,18 +265,56 @@ def verdict_table(details: pd.DataFrame, claims=CLAIMS,
     return pd.DataFrame(rows)
 
 
+# summary.md: at most this many characters per cell (the table stays readable, ~280 wide);
+# a cut cell ends in a pointer to summary_details.md, which (like summary.csv) keeps every word.
+MD_WIDTHS = {"paper": 48, "measured": 64, "theory": 40, "verdict": 60}
+MORE = " …¹"
+MORE_NOTE = "¹ cut here; every word is in summary_details.md (and summary.csv)."
+
+
+def cut(text, width: int) -> str:
+    """``text`` in at most ``width`` characters, ending in :data:`MORE` if it was cut."""
+    text = str(text)
+    if len(text) <= width:
+        return text
+    return text[:max(0, width - len(MORE))].rstrip() + MORE
+
+
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """The verdict table with its long text cells cut (:data:`MD_WIDTHS`)."""
+    out = table.copy()
+    for col, width in MD_WIDTHS.items():
+        if col in out:
+            out[col] = out[col].map(lambda v, w=width: v if not isinstance(v, str) else cut(v, w))
+    return out
+
+
+def unanalysable_claims(root: Path, claims=CLAIMS) -> dict:
+    """claim id -> why its analysis failed on ``root`` (``<root>/<claim>/UNANALYSABLE``)."""
+    out = {}
+    for c in claims:
+        path = Path(root) / c.name / UNANALYSABLE
+        if path.is_file():
+            out[c.id] = path.read_text().strip()
+    return out
+
+
 def write_table(root: Path) -> pd.DataFrame:
     """The verdict table of ``root``; in a quick-profile root every verdict reads "smoke run
     (quick profile): ..." and both markdown files open with a line saying what that means."""
     details = collect(root)
-    table = verdict_table(details, figures=(Path(root) / "figures").as_posix())
+    table = verdict_table(details, figures=(Path(root) / "figures").as_posix(),
+                          unanalysable=unanalysable_claims(root))
     note = ""
     if is_smoke(root):
-        ran = table["verdict"] != NOT_RUN
+        ran = ~table["verdict"].str.startswith((NOT_RUN, CANNOT))
         table.loc[ran, "verdict"] = table.loc[ran, "verdict"].map(smoke_verdict)
         details = details.assign(verdict=details["verdict"].map(smoke_verdict))
         note = f"**{SMOKE_NOTE}**\n\n"
     write_csv(table, root / "summary.csv")
-    (root / "summary.md").write_text(note + markdown_table(table[TABLE_COLUMNS]))
+    shown = readable(table[TABLE_COLUMNS])
+    cut_any = not shown.equals(table[TABLE_COLUMNS])
+    (root / "summary.md").write_text(note + markdown_table(shown)
+                                     + (f"\n{MORE_NOTE}\n" if cut_any else ""))
     (root / "summary_details.md").write_text(note + markdown_table(details[DETAIL_COLUMNS]))
     return table

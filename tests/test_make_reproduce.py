@@ -119,6 +119,9 @@ def test_one_experiment_with_an_override_in_the_quick_profile(checkout):
     root = checkout / _root_printed(proc.stdout)
     trials = pd.read_csv(root / "c5_mixture_weight" / "trials.csv")
     assert set(trials["population.w_pub"]) == {0.3}
+    # the override replaces the axis C5 sweeps: said before the sweep runs
+    (note,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("note:")]
+    assert note.startswith("note: population.w_pub=0.3 fixes an axis swept by C5")
     # the figures step drew what the root holds and named every claim it does not hold
     for claim in ("C1", "C2", "C3", "C4", "C6", "C7", "C15"):
         assert f"{claim}: not run in this results root" in proc.stdout
@@ -135,6 +138,7 @@ def test_one_experiment_with_an_override_in_the_quick_profile(checkout):
     nb = _run(checkout, "make", "notebook", f"RESULTS={root.relative_to(checkout)}")
     html = root / "notebook" / "inspect_results.html"
     assert html.is_file(), nb.stdout
+    assert "WARNING" not in nb.stdout + nb.stderr, nb.stderr  # no kernel transport warning
     assert "data:image/png;base64," in html.read_text()
     executed = nbformat.read(html.with_suffix(".ipynb"), as_version=4)
     assert any("image/png" in out.get("data", {}) for cell in executed.cells
