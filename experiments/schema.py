@@ -31,35 +31,41 @@ from ppm.semi_supervised import (BigGridThresholds, GapThresholdMechanism, Gener
 from ppm.semi_supervised.big_grid import NoisyBigGridThresholds
 
 
-def _admits_none(cls, name: str) -> bool:
-    """Whether ``cls.__init__`` annotates parameter ``name`` with a type that admits None."""
+def _hint(cls, name: str):
+    """The annotation of ``cls.__init__``'s parameter ``name`` (None if absent or unresolved)."""
     try:
-        hint = typing.get_type_hints(cls.__init__).get(name)
+        return typing.get_type_hints(cls.__init__).get(name)
     except Exception:  # an annotation that does not resolve: no hint
-        return False
-    return hint is not None and type(None) in typing.get_args(hint)
+        return None
+
+
+def _field(cls, p: inspect.Parameter) -> tuple:
+    """``(name, type, field)`` of one constructor parameter (:func:`signature_conf`)."""
+    args = typing.get_args(_hint(cls, p.name))
+    nullable = type(None) in args
+    simple = [a for a in args if a in (bool, int, float, str)]
+    default = p.default
+    if isinstance(default, (bool, int, float, str)):
+        kind = Optional[type(default)] if nullable else type(default)
+        return p.name, kind, field(default=default)
+    if default is None and nullable and len(args) == 2 and simple:
+        return p.name, Optional[simple[0]], field(default=None)
+    if isinstance(default, (list, tuple)) and all(isinstance(v, str) for v in default):
+        return p.name, List[str], field(default_factory=lambda v=tuple(default): list(v))
+    return p.name, Any, field(default=default)
 
 
 def signature_conf(cls, target: str, skip=()):
     """The structured config of a class, built from its ``__init__`` signature: the class is
     the one source of every parameter, default and type. The type is the default's (``bool``,
-    ``int``, ``float``, ``str``; ``Optional`` of it when the parameter's annotation admits None,
-    e.g. ``margin: float | None = 0.1``), ``List[str]`` for a list or tuple of strings, else
-    ``Any`` (a None default: the class's own validation checks the value before any work).
-    A key the class does not take fails at compose, naming the key and ``<Class>Conf``."""
+    ``int``, ``float``, ``str``), ``Optional`` of it when the parameter's annotation admits None
+    (``margin: float | None = 0.1``; a None default takes the annotation's type:
+    ``support: int | None = None``), ``List[str]`` for a list or tuple of strings, else ``Any``
+    (the class's own validation checks the value before any work). A key the class does not
+    take fails at compose, naming the key and ``<Class>Conf``."""
     spec = [("_target_", str, field(default=target))]
-    for p in inspect.signature(cls).parameters.values():
-        if p.name in skip:
-            continue
-        default = p.default
-        if isinstance(default, (bool, int, float, str)):
-            kind = Optional[type(default)] if _admits_none(cls, p.name) else type(default)
-            spec.append((p.name, kind, field(default=default)))
-        elif isinstance(default, (list, tuple)) and all(isinstance(v, str) for v in default):
-            spec.append((p.name, List[str],
-                         field(default_factory=lambda v=tuple(default): list(v))))
-        else:
-            spec.append((p.name, Any, field(default=default)))
+    spec += [_field(cls, p) for p in inspect.signature(cls).parameters.values()
+             if p.name not in skip]
     return make_dataclass(f"{cls.__name__}Conf", spec)
 
 

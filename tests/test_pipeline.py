@@ -132,10 +132,32 @@ def test_unknown_keys_fail_at_compose(override):
         _compose([override])
 
 
-@pytest.mark.parametrize("override", ["trials=abc", "population.d=two", "learner.epsilon=high"])
+@pytest.mark.parametrize("override", ["trials=abc", "population.d=two", "learner.epsilon=high",
+                                      "population.margin=wide"])
 def test_wrong_types_fail_at_compose(override):
     with pytest.raises((ConfigCompositionException, ValidationError)):
         _compose([override])
+
+
+def test_population_schemas_are_the_class_signatures():
+    """Built from the constructors (experiments.schema.signature_conf): every parameter with
+    its default, and None where the annotation admits it (GaussianClusters' margin)."""
+    import inspect
+    from dataclasses import MISSING, fields
+    from hydra.utils import get_class
+    from experiments import schema
+    confs = [c for name, c in vars(schema).items() if name.endswith("Conf")
+             and str(getattr(c, "_target_", "")).startswith("ppm.")
+             and not hasattr(get_class(c._target_), "fit")]
+    assert len(confs) == 10
+    for conf in confs:
+        params = inspect.signature(get_class(conf._target_)).parameters
+        got = {f.name: f.default_factory() if f.default is MISSING else f.default
+               for f in fields(conf) if f.name != "_target_"}
+        want = {name: list(p.default) if isinstance(p.default, tuple) else p.default
+                for name, p in params.items()}
+        assert got == want, conf.__name__
+    assert _compose(["population.margin=null"]).population.margin is None
 
 
 @pytest.mark.parametrize("override,name", [

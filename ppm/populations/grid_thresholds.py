@@ -63,7 +63,7 @@ class GridThresholds:
     realizable = True
     synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
 
-    def __init__(self, *, T=64, w_pub=0.5, cut=0.5, support=None):
+    def __init__(self, *, T=64, w_pub=0.5, cut=0.5, support: int | None = None):
         T = check_positive_int(T, "T", minimum=2)
         if support is not None:
             support = check_positive_int(support, "support")
