@@ -28,6 +28,36 @@ from analysis.sample_complexity import (check_alphas, check_confidence, check_df
 from ppm.validation import check_open_unit, check_positive_int, check_random_state
 
 
+def censored_direction(xs, vals, cens, cell_indices, slope_fn) -> str:
+    """Which way the cells censored in the point estimate can move the statistic's truth.
+
+    A right-censored cell entered at the grid's largest ``n`` has a true ``n_hat`` above it, a
+    left-censored one at the smallest ``n`` below it. Each censored cell is moved that way (by
+    a factor 2) and the statistic recomputed: if every such move raises it the estimate is a
+    "lower bound" (the truth is at or above it), if every one lowers it an "upper bound",
+    "bound both ways" when they disagree (nothing is decided by the estimate alone), and ""
+    when no cell is censored or none moves the statistic.
+    """
+    cens = np.asarray(cens)
+    if not np.any(cens != ""):
+        return ""
+    base = slope_fn(xs, vals, cell_indices)
+    if not np.isfinite(base):
+        return ""
+    signs = set()
+    for i in np.flatnonzero(cens != ""):
+        v = np.array(vals, dtype=float)
+        v[i] = v[i] * 2.0 if cens[i] == "right" else v[i] / 2.0
+        moved = slope_fn(xs, v, cell_indices)
+        if np.isfinite(moved) and abs(moved - base) > 1e-12 * max(1.0, abs(base)):
+            signs.add(moved > base)
+    if signs == {True}:
+        return "lower bound"
+    if signs == {False}:
+        return "upper bound"
+    return "bound both ways" if signs else ""
+
+
 def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn=None,
               keep_censored=False, curve_id=None):
     """Point slope and bootstrap interval for ``log n_hat`` against ``log x`` over ``cells``.
@@ -49,7 +79,9 @@ def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn
     the cells that happen to stay measurable): it enters at the edge of the grid, the largest
     ``n`` if right-censored (the true ``n_hat`` is larger: a lower bound) and the smallest
     ``n`` if left-censored (an upper bound); ``censored_frac`` counts these (replicate, cell)
-    pairs. Percentile interval over the replicates. ``slope_fn(xs, n_hats, cell_indices)``
+    pairs. Percentile interval over the replicates. ``n_uncensored`` counts the cells
+    uncensored in the point estimate, and ``direction`` (:func:`censored_direction`) says which
+    way the cells entered as bounds can move the truth ("" when none is censored). ``slope_fn(xs, n_hats, cell_indices)``
     fits the slope (default: one least-squares line; :mod:`analysis.pooled_slope` passes a
     common slope with one intercept per setting), ``cell_indices`` naming the cells in
     ``cells``. ``curve_id[di]`` names the samples of dataset ``di`` (default: its index):
@@ -106,7 +138,10 @@ def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn
     res = {"slope": slope, "lo": math.nan, "hi": math.nan, "se": math.nan,
            "n_points": int(use.sum()), "n_boot_valid": 0, "censored_frac": math.nan,
            "resolution": (math.nan, math.nan),
-           "bounds": int(np.count_nonzero(point_cens[use] != ""))}
+           "bounds": int(np.count_nonzero(point_cens[use] != "")),
+           "n_uncensored": int(np.count_nonzero(point_cens[use] == "")),
+           "direction": censored_direction(xs[use], vals[use], point_cens[use],
+                                           np.flatnonzero(use), slope_fn)}
     if use.sum() < 2 or n_boot == 0:
         return res
     kept = np.flatnonzero(use)
@@ -140,8 +175,17 @@ def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn
     return res
 
 
+def _uncensored_points(res: dict) -> dict:
+    """The public slopes' ``n_points``: the cells uncensored in the point estimate (a slope
+    needs :data:`claims.verdicts.MIN_POINTS` of them); ``n_cells`` counts every cell that
+    entered, the censored ones as bounds (``bounds``, ``direction``)."""
+    res["n_cells"] = res["n_points"]
+    res["n_points"] = res["n_uncensored"]
+    return res
+
+
 def sample_complexity_slope(df, alphas, beta, n_col="n", error_col="error", n_boot=200,
-                            random_state=0, level=0.95) -> dict:
+                            random_state=0, level=0.95, keep_censored=True) -> dict:
     """Slope of ``log n_hat`` against ``log(1/alpha)``, with a bootstrap interval (docs/model.md §5).
 
     Theory: 1 for the realizable bound (Theorem 4.9), 2 for the agnostic bound at fixed
@@ -150,8 +194,11 @@ def sample_complexity_slope(df, alphas, beta, n_col="n", error_col="error", n_bo
     for every alpha and the slope, and takes the percentile interval at ``level``; seeded
     through a numpy Generator, so the result is deterministic for a given ``random_state``.
 
-    Returns ``dict(slope, lo, hi, se, n_points, n_boot_valid)`` (``se``: bootstrap standard
-    deviation; ``n_points``: alphas used; ``n_boot_valid``: replicates with a slope).
+    Returns ``dict(slope, lo, hi, se, n_points, n_boot_valid, ...)`` (``se``: bootstrap
+    standard deviation; ``n_points``: uncensored alphas; ``n_boot_valid``: replicates with a
+    slope). ``keep_censored`` (default): a cell censored in the point estimate enters at the
+    grid's edge as a bound (docs/results.md: never dropped) and ``direction`` says which way
+    the estimate is then a bound; ``keep_censored=False`` drops it (the old reading).
     """
     alphas = check_alphas(alphas)
     beta = check_open_unit(beta, "beta")
@@ -162,11 +209,13 @@ def sample_complexity_slope(df, alphas, beta, n_col="n", error_col="error", n_bo
     check_n_values(df, n_col)
     ns, errs = grouped_errors(df, n_col, error_col)
     cells = [(0, a, 1.0 / a) for a in alphas]
-    return bootstrap([(ns.astype(float), errs)], cells, beta, n_boot, rng, level)
+    return _uncensored_points(bootstrap([(ns.astype(float), errs)], cells, beta, n_boot, rng,
+                                        level, keep_censored=keep_censored))
 
 
 def sample_complexity_slope_against(df, x_col, alpha, beta, n_col="n", error_col="error",
-                                    n_boot=200, random_state=0, level=0.95) -> dict:
+                                    n_boot=200, random_state=0, level=0.95,
+                                    keep_censored=True) -> dict:
     """Slope of ``log n_hat`` against ``log x`` across groups of ``x_col`` (docs/model.md §§5-6).
 
     For claims C3-C5 and C9 (``n_hat`` vs epsilon, d, w_pub, T): the trials are grouped by the
@@ -191,7 +240,8 @@ def sample_complexity_slope_against(df, x_col, alpha, beta, n_col="n", error_col
         ns, errs = grouped_errors(g, n_col, error_col)
         datasets.append((ns.astype(float), errs))
         cells.append((i, alpha, float(x)))
-    return bootstrap(datasets, cells, beta, n_boot, rng, level)
+    return _uncensored_points(bootstrap(datasets, cells, beta, n_boot, rng, level,
+                                        keep_censored=keep_censored))
 
 
 
@@ -227,7 +277,8 @@ def family_sample_complexity(df, alpha_col, beta, n_col="n", error_col="error",
 
 
 def sample_complexity_slope_family(df, alpha_col, beta, n_col="n", error_col="error",
-                                   n_boot=200, random_state=0, level=0.95) -> dict:
+                                   n_boot=200, random_state=0, level=0.95,
+                                   keep_censored=True) -> dict:
     """Slope of ``log n_hat`` against ``log(1/alpha)`` across a target-indexed family.
 
     Like :func:`sample_complexity_slope`, but every population (group of ``alpha_col``) is
@@ -240,7 +291,8 @@ def sample_complexity_slope_family(df, alpha_col, beta, n_col="n", error_col="er
     level = check_open_unit(level, "level")
     rng = check_random_state(random_state)
     datasets, cells = _family_groups(df, alpha_col, n_col, error_col)
-    return bootstrap(datasets, cells, beta, n_boot, rng, level)
+    return _uncensored_points(bootstrap(datasets, cells, beta, n_boot, rng, level,
+                                        keep_censored=keep_censored))
 
 
 def _paired_groups(df, x_col, n_col, error_col, trial_col):
@@ -263,7 +315,7 @@ def _paired_groups(df, x_col, n_col, error_col, trial_col):
 
 def sample_complexity_slope_paired(df, x_col, alpha, beta, n_col="n", error_col="error",
                                    trial_col="trial", n_boot=200, random_state=0,
-                                   level=0.95) -> dict:
+                                   level=0.95, keep_censored=True) -> dict:
     """:func:`sample_complexity_slope_against` for groups that share their samples per trial.
 
     When every group of ``x_col`` (e.g. epsilon, C3) is run on the same sample for a given
@@ -289,4 +341,5 @@ def sample_complexity_slope_paired(df, x_col, alpha, beta, n_col="n", error_col=
         return [[e[i] for e, i in zip(errs, idx)] for _, errs in datasets]
 
     cells = [(i, alpha, float(x)) for i, x in enumerate(xs)]
-    return bootstrap(datasets, cells, beta, n_boot, rng, level, resample=resample)
+    return _uncensored_points(bootstrap(datasets, cells, beta, n_boot, rng, level,
+                                        resample=resample, keep_censored=keep_censored))

@@ -224,12 +224,41 @@ def test_sample_complexity_slope_is_deterministic_and_seeded():
 def test_sample_complexity_slope_skips_censored_alphas():
     df = _trials(NS, 50, lambda n, rng: 10.0 / n, seed=0)
     # alpha = 0.9 is left-censored (n = 20 already works), 1e-5 is right-censored
-    res = sample_complexity_slope(df, [0.9, 0.01, 0.003, 0.001, 1e-5], 0.1, n_boot=20)
-    assert res["n_points"] == 3
+    res = sample_complexity_slope(df, [0.9, 0.01, 0.003, 0.001, 1e-5], 0.1, n_boot=20,
+                                  keep_censored=False)
+    assert res["n_points"] == 3 and res["direction"] == ""
     # 0/1 fractions: each n_hat sits within one grid ratio (~1.2) of the crossing 10/alpha
     assert res["slope"] == pytest.approx(1.0, abs=0.1)
-    res = sample_complexity_slope(df, [0.9, 1e-5], 0.1, n_boot=20)
+    res = sample_complexity_slope(df, [0.9, 1e-5], 0.1, n_boot=20, keep_censored=False)
     assert res["n_points"] == 0 and math.isnan(res["slope"]) and math.isnan(res["lo"])
+
+
+def test_sample_complexity_slope_keeps_censored_alphas_as_bounds():
+    # by default the censored alphas enter at the grid's edges: 0.9's true n_hat is below the
+    # smallest n, 1e-5's above the largest, so both can only steepen the slope: a lower bound
+    df = _trials(NS, 50, lambda n, rng: 10.0 / n, seed=0)
+    res = sample_complexity_slope(df, [0.9, 0.01, 0.003, 0.001, 1e-5], 0.1, n_boot=20)
+    assert res["n_points"] == 3 and res["n_cells"] == 5 and res["bounds"] == 2
+    assert res["direction"] == "lower bound"
+    assert res["slope"] < 0.9  # flattened by the edges, and reported as a bound
+    # a right-censored cell at the small end of x raises the truth at low x: an upper bound
+    res = sample_complexity_slope(df, [0.01, 0.003, 0.001], 0.1, n_boot=0)
+    assert res["direction"] == ""
+
+
+def test_censored_direction_both_ways():
+    from analysis.slopes import censored_direction
+    from analysis.sample_complexity import loglog_slope
+
+    def fn(x, y, _):
+        return loglog_slope(x, y)[0]
+    xs = np.array([1.0, 2.0, 4.0, 8.0])
+    ys = np.array([10.0, 20.0, 40.0, 80.0])
+    assert censored_direction(xs, ys, np.array(["right", "", "", ""]), None, fn) == "upper bound"
+    assert censored_direction(xs, ys, np.array(["", "", "", "right"]), None, fn) == "lower bound"
+    assert censored_direction(xs, ys, np.array(["right", "", "", "right"]), None,
+                              fn) == "bound both ways"
+    assert censored_direction(xs, ys, np.array(["", "", "", ""]), None, fn) == ""
 
 
 def test_sample_complexity_slope_against_epsilon():

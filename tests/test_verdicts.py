@@ -14,8 +14,9 @@ from scipy import stats
 
 from claims.real_breast_cancer import nadeau_bengio
 from claims.report import verdict_table
-from claims.verdicts import (FASTER, SLOPE_TOL, combined_verdict, markdown_table, mean_ci,
-                             slope_band, upper_bound_verdict, verdict)
+from claims.verdicts import (FAILS, FASTER, HOLDS, SLOPE_TOL, combined_verdict, markdown_table,
+                             mean_ci, prediction_bands, prediction_verdict, rate_verdict,
+                             slope_band, theory_with_alternative, upper_bound_verdict, verdict)
 from analysis.slopes import sample_complexity_slope_against, sample_complexity_slope_paired
 
 TH = (1.0, 1.2)
@@ -116,7 +117,15 @@ def test_mean_ci_is_the_student_t_interval():
     m, lo, hi = mean_ci(v)
     half = stats.t.ppf(0.975, 3) * v.std(ddof=1) / 2  # independent: t quantile x s / sqrt(n)
     assert (m, lo, hi) == pytest.approx((3.5, 3.5 - half, 3.5 + half))
-    assert mean_ci([2.0, 2.0]) == (2.0, 2.0, 2.0)
+    # no spread: no zero-width interval; with a resolution the interval is at least +- it
+    m, lo, hi = mean_ci([2.0, 2.0])
+    assert m == 2.0 and math.isnan(lo) and math.isnan(hi)
+    assert mean_ci([2.0, 2.0], resolution=0.01) == pytest.approx((2.0, 1.99, 2.01))
+    # a narrow t interval is widened to the resolution, a wide one is not
+    m, lo, hi = mean_ci([0.0, 0.001, 0.002], resolution=0.05)
+    assert (lo, hi) == pytest.approx((m - 0.05, m + 0.05))
+    m, lo, hi = mean_ci(v, resolution=0.05)
+    assert (lo, hi) == pytest.approx((3.5 - half, 3.5 + half))
 
 
 def test_nadeau_bengio_widens_by_the_overlap_correction():
@@ -348,3 +357,131 @@ def test_real_data_separates_mechanism_noise_from_the_split_overlap():
     assert comparison(-0.458, 0.743).startswith("inconclusive")
     assert comparison(-0.01, 0.015).startswith("no difference")
     assert comparison(0.01, 0.2) == "PPM better"
+
+
+# ------------------------------------------------------------------------------------------
+# Prediction bands: a rate weighed against the alternative the claim argues against
+
+
+def test_prediction_bands_are_derived_from_the_two_predictions():
+    # far apart (0 vs 1): each widened by SLOPE_TOL
+    bp, ba = prediction_bands((0, 0), (1, 1))
+    assert bp == pytest.approx((-0.25, 0.25)) and ba == pytest.approx((0.75, 1.25))
+    # close (C9: 0 vs 0.09): the facing edges meet at the midpoint, the far edges keep the tol
+    bp, ba = prediction_bands((0, 0), (0.09, 0.09))
+    assert bp == pytest.approx((-0.25, 0.045)) and ba == pytest.approx((0.045, 0.34))
+    # alternative below the prediction
+    bp, ba = prediction_bands((1.0, 1.0), (0.5, 0.5))
+    assert bp == pytest.approx((0.75, 1.25)) and ba == pytest.approx((0.25, 0.75))
+    assert prediction_bands((0, 1), (0.5, 2)) is None
+    assert "alternative naive" in theory_with_alternative((1, 1), (1.5, 1.5), ("k", "naive"))
+
+
+def test_rate_verdict_holds_only_when_the_alternative_is_excluded():
+    # C9's case: PPM [-0.033, 0.023] is inside the PPM band against 0.09: holds
+    assert rate_verdict(_fit(-0.005, -0.033, 0.023), (0, 0), (0.09, 0.09)) == HOLDS
+    # the same interval against the old +-0.25 "flat" would have held even if it reached 0.09:
+    v = rate_verdict(_fit(0.0, -0.03, 0.10), (0, 0), (0.09, 0.09), ("PPM flat", "EM ln T"))
+    assert v.startswith("inconclusive (cannot separate PPM flat from EM ln T")
+    assert "x the trials per cell" in v
+    # inside the alternative's band: does not hold
+    v = rate_verdict(_fit(0.10, 0.07, 0.13), (0, 0), (0.09, 0.09), ("PPM flat", "EM ln T"))
+    assert v.startswith(FAILS) and "consistent with EM ln T" in v
+    # outside both (steeper than either): does not hold
+    assert rate_verdict(_fit(2.0, 1.8, 2.2), (1, 1), (0.5, 0.5)).startswith(FAILS)
+    # C11's case: Claim 3.4 [0.96, 1.09] against naive 1.5: the interval [0.46, 1.34] meets
+    # both bands
+    v = rate_verdict(_fit(0.9, 0.46, 1.34), (0.96, 1.09), (1.5, 1.5))
+    assert v.startswith("inconclusive (cannot separate")
+    # the outer edge of the prediction's band: inconclusive, not holds
+    assert rate_verdict(_fit(-0.2, -0.4, 0.0), (0, 0), (0.09, 0.09)).startswith(
+        "inconclusive (interval crosses an edge")
+    assert rate_verdict(_fit(0.0, -0.01, 0.01, n=2), (0, 0), (1, 1)).startswith(
+        "inconclusive (2 uncensored")
+    assert rate_verdict(_fit(0.0, 0.0, 0.0), (0, 0), (1, 1)).startswith(
+        "inconclusive (zero-width")
+    assert rate_verdict(_fit(0.0, -0.1, 0.1), (0, 0.5), (0.4, 1)).startswith(
+        "inconclusive (the paper's rate and the alternative overlap")
+
+
+def test_rate_verdict_upper_bound_faster_side():
+    # C3-like: prediction -1, alternative 0 (no epsilon dependence); worse = "below"
+    assert rate_verdict(_fit(-1.0, -1.1, -0.9), (-1, -1), (0, 0), worse="below") == HOLDS
+    # a near-flat slope reaching into the band of "no epsilon dependence": not holds
+    v = rate_verdict(_fit(-0.31, -0.45, -0.2), (-1, -1), (0, 0), worse="below")
+    assert v.startswith("inconclusive (interval crosses an edge of the alternative's band")
+    v = rate_verdict(_fit(-0.1, -0.2, 0.0), (-1, -1), (0, 0), worse="below")
+    assert v.startswith(FAILS) and "consistent with the alternative" in v
+    # steeper than the prediction band: does not hold (slower learner)
+    assert rate_verdict(_fit(-2.0, -2.2, -1.8), (-1, -1), (0, 0),
+                        worse="below").startswith(FAILS)
+    # a realizable rate faster than 1 against 2, worse above: below both is FASTER
+    assert rate_verdict(_fit(0.3, 0.2, 0.4), (1, 1), (2, 2), worse="above") == FASTER
+
+
+def test_rate_verdict_censored_bounds_decide_only_their_side():
+    fit = dict(_fit(0.2, 0.1, 0.3), direction="lower bound")
+    # a "grows" prediction (0, inf) against flat: a lower bound inside it holds
+    assert rate_verdict(fit, (0.05, math.inf), (0, 0)).startswith(HOLDS)
+    # a lower bound above the prediction's band: the truth is further out: does not hold
+    assert rate_verdict(dict(_fit(1.0, 0.8, 1.2), direction="lower bound"),
+                        (0, 0), (0.5, 0.5)).startswith(FAILS + " (even as a lower bound")
+    # a lower bound inside a closed band cannot confirm it
+    assert rate_verdict(fit, (0.2, 0.2), (1, 1)).startswith("inconclusive (censored cells")
+    assert rate_verdict(dict(fit, direction="upper bound"), (0.2, 0.2),
+                        (1, 1)).startswith("inconclusive (censored cells")
+    assert rate_verdict(dict(fit, direction="bound both ways"), (0.2, 0.2),
+                        (1, 1)).startswith("inconclusive (censored cells on both")
+
+
+def test_prediction_verdict_upper_bound_direction():
+    # an upper bound: predictions entirely above hi are excluded
+    v = prediction_verdict(0.0, 0.1, 0.05, (0.5, 0.5), (0.0, 0.0), direction="upper bound")
+    assert v.startswith(FAILS + " (even as an upper bound")
+    v = prediction_verdict(0.0, 0.1, 0.05, (0.0, 0.0), (0.5, 0.5), direction="upper bound")
+    assert v.startswith("inconclusive (censored cells make the estimate an upper bound")
+
+
+def test_upper_bound_verdict_reads_the_censored_direction():
+    fit = dict(_fit(1.6, 1.5, 1.7), direction="lower bound")  # above [0.75, 1.45]
+    assert upper_bound_verdict(fit, *TH, True).startswith(FAILS + " (even as a lower bound")
+    fit = dict(_fit(1.1, 1.0, 1.2), direction="lower bound")  # inside: the truth may be above
+    assert upper_bound_verdict(fit, *TH, True).startswith("inconclusive (censored")
+    fit = dict(_fit(1.1, 1.0, 1.2), direction="")
+    assert upper_bound_verdict(fit, *TH, True) == HOLDS
+
+
+# ------------------------------------------------------------------------------------------
+# C8: "essentially the same accuracy" on the interval's upper end
+
+
+def _c8_trials(shift, sd, trials=40, seed=0, n_test=2000):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for eta, delta in ((0.0, 0.0), (0.1, shift)):
+        for t in range(trials):
+            rows.append({"learner": "ppm", "n": 100, "trial": t, "population.eta": eta,
+                         "population.d": 1, "n_test": n_test,
+                         "error": 0.05 + delta + rng.normal(0, sd)})
+    return pd.DataFrame(rows)
+
+
+def test_c8_rule_reads_the_upper_end_so_noise_cannot_help():
+    from claims.c8_relaxations import _row
+    assert _row(_c8_trials(0.0, 0.01), "population.eta", "r", "p").verdict == "holds"
+    # the same mean change with much noise: the old rule (m <= 3 se) passed it; now it cannot
+    v = _row(_c8_trials(0.015, 0.2), "population.eta", "r", "p").verdict
+    assert not v.startswith("holds ") and v != "holds"
+    # a clear growth beyond the tolerance and the relaxation level: does not hold
+    v = _row(_c8_trials(0.2, 0.01), "population.eta", "r", "p").verdict
+    assert v.startswith("does not hold")
+
+
+def test_c8_no_spread_is_not_a_zero_width_interval():
+    from claims.c8_relaxations import _row
+    df = _c8_trials(0.0, 0.0)
+    row = _row(df, "population.eta", "r", "p")
+    assert row.verdict == "holds"  # +- 1/n_test: the resolution of the test error
+    assert "[-0.001, +0.001]" in row.measured
+    row = _row(df.drop(columns="n_test"), "population.eta", "r", "p")
+    assert row.verdict.startswith("inconclusive (no interval")
