@@ -227,9 +227,14 @@ def check(experiments: list[str], args: list[str], results_root: str,
         ov = next(o for o in overrides if o.line == line)
         if len(where) > 3 and len(where) == len(res.kept):
             named = f"every selected sweep ({len(where)})"
-        else:
-            named = ", ".join(f"{_claims_of(e, suffix) or e} ({e}: {ov.key} over {v})"
-                              for e, v in where)
+        elif len(where) == 1:
+            (e, v), = where
+            named = f"{_claims_of(e, suffix) or e} ({e}: {ov.key} over {v})"
+        else:  # grouped by claim, without the values: one readable line
+            by_claim: dict[str, list[str]] = {}
+            for e, _ in where:
+                by_claim.setdefault(_claims_of(e, suffix) or e, []).append(e)
+            named = ", ".join(f"{c} ({' '.join(es)})" for c, es in by_claim.items())
         if ov.sweep:
             res.notes.append(f"note: {line} replaces the values of an axis swept by {named}")
         else:

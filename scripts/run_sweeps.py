@@ -17,7 +17,8 @@
    every sweep and ends with one line counting the trials kept in the trial cache by every
    sweep of the run (no sweep prints a traceback of its own: their output after the interrupt
    is not relayed); exit 130. A rerun says how many trials it reused from the cache.
-4. The finished sweeps are aggregated into the results root (``scripts/aggregate.py``).
+4. The finished sweeps are aggregated into the results root (``scripts/aggregate.py``; one
+   line, or one per sweep with ``--verbose``).
 """
 
 from __future__ import annotations
@@ -226,13 +227,21 @@ def main(argv=None) -> int:
     if a.no_aggregate or not finished:
         return 0
     try:
-        return subprocess.call([sys.executable, "-m", "scripts.aggregate",
-                                *[str(Path(a.outputs) / n) for n in finished],
-                                "--out-root", a.results, "--overwrite-committed"])
+        agg = subprocess.run([sys.executable, "-m", "scripts.aggregate",
+                              *[str(Path(a.outputs) / n) for n in finished],
+                              "--out-root", a.results, "--overwrite-committed"],
+                             capture_output=True, text=True)
     except KeyboardInterrupt:
         _say(f"interrupted while aggregating: every trial of the run is kept under "
              f"{Path(a.results) / 'cache'}; rerun the same command to aggregate", err=True)
         return 130
+    if agg.returncode != 0 or a.verbose:  # one line per sweep: only when asked, or on failure
+        sys.stdout.write(agg.stdout)
+        sys.stderr.write(agg.stderr)
+    if agg.returncode == 0:
+        _say(f"== aggregated {len(finished)} sweep(s) into {a.results}/<experiment>/ "
+             f"(trials.csv, n_hat.csv)")
+    return agg.returncode
 
 
 def _stop(running: list[Sweep], grace: float = 10.0) -> None:
