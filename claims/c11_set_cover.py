@@ -31,6 +31,15 @@ composition, ``eps_hat ~ 1/sqrt(R)``). Two experiments on planted conjunctions (
   entirely above (steeper: for Claim 3.4 e.g. ``k^1.5``) is "does not hold"; a measured
   ``n_hat`` above Theorem 3.2's expression (constant 1) at any k is said in the verdict.
 
+Every counted row names its alternative (:func:`claims.verdicts.rate_verdict`): a decoy k row
+is weighed against the other composition's range (they overlap once Theorem 3.2's log factor
+is in, so no precision separates them there and the row says so); the contrast itself is the
+paired difference ``slope(naive) - slope(Claim 3.4)`` on the decoy trials (both compositions
+run on the same sample of every ``(k, n, trial)``, :func:`analysis.slopes.
+slope_difference_paired`), prediction the ratio of the two per-round budgets (about 0.5:
+``eps_hat ~ 1/sqrt(R)``, ``R ~ k``), alternative 0 (Claim 3.4 saves nothing). The D rows'
+alternative is no dependence on D (slope 0).
+
 The non-private greedy set cover learner (``greedy``) is a reference row.
 """
 
@@ -42,10 +51,11 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import (FAILS, NOT_MEASURED, Z95, counted, fmt_interval, fmt_slope,
-                             mark_same_measurement, upper_bound_verdict, verdict)
+from claims.verdicts import (FAILS, NOT_MEASURED, counted, fmt_interval, fmt_slope,
+                             mark_same_measurement, rate_verdict, theory_with_alternative,
+                             upper_bound_verdict)
 from analysis.sample_complexity import crossing_signature, loglog_slope
-from analysis.slopes import sample_complexity_slope_against
+from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
 from ppm.set_cover.base import add_remove_budget, n_rounds, per_round_epsilon
 from analysis.aggregate import ERROR_COL
 
@@ -108,15 +118,50 @@ def decoy_prediction(k, Dv, alpha, decoy_alpha, eps_hat_k, w_pub=0.5, alpha0=0.1
     return 2 * math.log((Dv - k) * (1 - f) / (k * f)) / (eps_hat_k * p * (1 - w_pub))
 
 
-def k_rate_verdict(fit: dict, theory_lo: float, theory_hi: float, below_bound: bool) -> str:
-    """Two-sided rule of the module docstring: flat or steeper than ``k`` does not hold."""
-    v = verdict(fit["lo"], fit["hi"], fit["slope"], theory_lo, theory_hi, fit["n_points"])
-    if v == FAILS:
-        v += (" (flatter than k: no factor k)" if fit["hi"] < theory_lo else
-              " (steeper than Theorem 3.2's k)")
+def k_rate_verdict(fit: dict, predicted: tuple, alternative: tuple, names: tuple,
+                   below_bound: bool) -> str:
+    """The decoy k rule (module docstring): :func:`claims.verdicts.rate_verdict` of the slope
+    against ``predicted`` (this composition's range) and ``alternative`` (the other's)."""
+    v = rate_verdict(fit, predicted, alternative, names)
+    if v.startswith(FAILS + " (the interval lies below"):
+        v = FAILS + " (flatter than both: no factor k)"
+    elif v.startswith(FAILS + " (the interval lies above"):
+        v = FAILS + " (steeper than both Theorem 3.2's k and the alternative)"
     if not below_bound and v != NOT_MEASURED:
         v += " (and n_hat exceeds Theorem 3.2's expression)"
     return v
+
+
+def _budget_gap(ks, eps, delta) -> float:
+    """The slope against ``log k`` of ``eps_hat(Claim 3.4) / eps_hat(naive)``: the gap the two
+    per-round budgets predict on any population (about 0.5)."""
+    return loglog_slope(ks, [eps_hat(int(k), eps, delta, "set_cover")
+                             / eps_hat(int(k), eps, delta, "naive") for k in ks])[0]
+
+
+def _contrast_row(trials, alpha, beta, n_boot, Dv, eps, delta, where, counted_row=True):
+    """``slope(naive) - slope(Claim 3.4)`` against ``log k``, paired on the shared samples."""
+    ks = np.sort(trials[K].unique()).astype(float)
+    sub = trials[trials.learner == MAIN]
+    fit = slope_difference_paired(sub, K, "naive", "set_cover", alpha, beta,
+                                  error_col=ERROR_COL, learner_col=COMP, n_boot=n_boot)
+    gap = _budget_gap(ks, eps, delta)
+    pred = (min(gap, 0.5), max(gap, 0.5))
+    names = ("naive minus Claim 3.4 (budget ratio)", "no saving (0)")
+    v = rate_verdict(fit, pred, (0.0, 0.0), names)
+    bound = f" ({fit['direction']})" if fit.get("direction") else ""
+    return VerdictRow(
+        claim="C11", figure=FIGURE,
+        setting=f"{where}gap naive - Claim 3.4, paired: slope vs k, D={Dv}, epsilon={eps:g}, "
+                f"alpha={alpha:g}",
+        paper="Claim 3.4 saves a factor sqrt(k) over naive composition (Ex 3.3)",
+        measured=f"slope(naive) - slope(Claim 3.4), same samples, paired bootstrap = "
+                 f"{fmt_slope(fit)}{bound}",
+        theory=theory_with_alternative(pred, (0.0, 0.0), ("budget ratio (~0.5)",
+                                                          "no saving 0")),
+        verdict=v if counted_row else by_construction(v),
+        slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"], d=Dv, epsilon=eps,
+        alpha=float(alpha), extra=("decoys, " if where else "") + "gap naive - set_cover; k")
 
 
 def _decoy_rows(results, alpha) -> list[VerdictRow]:
@@ -126,7 +171,14 @@ def _decoy_rows(results, alpha) -> list[VerdictRow]:
     da = first(trials, "population.decoy_alpha")
     w = first(trials, "population.w_pub")
     ks = np.sort(trials[K].unique()).astype(float)
-    rows = []
+    rows, ranges = [], {}
+    for comp, _, _ in COMPOSITIONS:
+        bound = np.array([theorem_3_2(int(k), Dv, alpha, beta, eps, delta, comp) for k in ks])
+        pred = np.array([decoy_prediction(int(k), Dv, alpha, da,
+                                          eps_hat(int(k), eps, delta, comp), w) for k in ks])
+        plain = 1.0 if comp == "set_cover" else 1.5
+        ranges[comp] = (min(plain, loglog_slope(ks, pred)[0]),
+                        max(plain, loglog_slope(ks, bound)[0]))
     for comp, _, _ in COMPOSITIONS:
         sub = trials[(trials.learner == MAIN) & (trials[COMP] == comp)]
         if sub.empty:
@@ -136,9 +188,10 @@ def _decoy_rows(results, alpha) -> list[VerdictRow]:
         bound = np.array([theorem_3_2(int(k), Dv, alpha, beta, eps, delta, comp) for k in ks])
         pred = np.array([decoy_prediction(int(k), Dv, alpha, da,
                                           eps_hat(int(k), eps, delta, comp), w) for k in ks])
-        plain = 1.0 if comp == "set_cover" else 1.5
-        th_lo = min(plain, loglog_slope(ks, pred)[0])
-        th_hi = max(plain, loglog_slope(ks, bound)[0])
+        th_lo, th_hi = ranges[comp]
+        other = "naive" if comp == "set_cover" else "set_cover"
+        names = ("Claim 3.4" if comp == "set_cover" else "naive composition",
+                 "naive composition" if comp == "set_cover" else "Claim 3.4")
         nh = nhat[(nhat.learner == MAIN) & (nhat.alpha == alpha)]
         if COMP in nh:
             nh = nh[nh[COMP] == comp]
@@ -162,13 +215,17 @@ def _decoy_rows(results, alpha) -> list[VerdictRow]:
                      + (f" ({cens})" if cens else "")
                      + "; population's prediction "
                      + ", ".join(f"{v:.0f}" for v in pred),
-            theory=f"{th_lo:.2f}..{th_hi:.2f} (population's k ln((D-k)(1-f)/(k f)) with this "
-                   f"budget .. Thm 3.2 with its log factor); Thm 3.2 (constant 1) "
-                   f"{bound.min():.3g}..{bound.max():.3g}",
+            theory=(theory_with_alternative((th_lo, th_hi), ranges[other], names)
+                    + " (population's k ln((D-k)(1-f)/(k f)) with this budget .. Thm 3.2 with "
+                    f"its log factor); Thm 3.2 (constant 1) {bound.min():.3g}.."
+                    f"{bound.max():.3g}"),
             looseness=float(np.median(b_at / vals)) if vals.size else math.nan,
-            verdict=k_rate_verdict(fit, th_lo, th_hi, below),
+            verdict=k_rate_verdict(fit, (th_lo, th_hi), ranges[other], names, below),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=Dv, epsilon=eps, alpha=float(alpha), extra=f"decoys, {comp}; k"))
+    if set(trials[COMP].dropna()) >= {"naive", "set_cover"}:
+        rows.append(_contrast_row(trials, alpha, beta, results.n_boot, Dv, eps, delta,
+                                  "decoys: "))
     return rows
 
 
@@ -212,7 +269,8 @@ def _k_rows(results, alpha) -> list[VerdictRow]:
             verdict=by_construction(upper_bound_verdict(fit, plain, with_log, below)),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=Dv, epsilon=eps, alpha=float(alpha), extra=f"composition={comp}; k"))
-    rows.append(_gap_row(fits, Dv, eps, delta, alpha))
+    rows.append(_contrast_row(trials, alpha, beta, results.n_boot, Dv, eps, delta, "",
+                              counted_row=False))
     greedy = trials[trials.learner == "greedy"]
     if not greedy.empty:
         g = sample_complexity_slope_against(greedy, K, alpha, beta, error_col=ERROR_COL,
@@ -225,26 +283,6 @@ def _k_rows(results, alpha) -> list[VerdictRow]:
             verdict="reference (non-private)", slope=g["slope"], slope_lo=g["lo"],
             slope_hi=g["hi"], d=Dv, alpha=float(alpha), extra="greedy; k"))
     return rows
-
-
-def _gap_row(fits, Dv, eps, delta, alpha) -> VerdictRow:
-    """slope(naive) - slope(Claim 3.4): theory 0.5 (eps_hat ~ 1/sqrt(R), R ~ k). Interval:
-    normal with the two bootstrap standard errors added in quadrature (the two curves share
-    samples, so this is conservative)."""
-    a, b = fits["naive"], fits["set_cover"]
-    gap = a["slope"] - b["slope"]
-    se = math.sqrt(a["se"] ** 2 + b["se"] ** 2) if np.isfinite(a["se"] + b["se"]) else math.nan
-    lo, hi = gap - Z95 * se, gap + Z95 * se
-    n_points = min(a["n_points"], b["n_points"])
-    return VerdictRow(
-        claim="C11", figure=FIGURE,
-        setting=f"gap naive - Claim 3.4: slope vs k, D={Dv}, epsilon={eps:g}, alpha={alpha:g}",
-        paper="Claim 3.4 saves a factor sqrt(k) over naive composition (Ex 3.3)",
-        measured=f"slope(naive) - slope(Claim 3.4) = {fmt_interval(gap, lo, hi)}",
-        theory="0.5 (eps_hat ~ 1/sqrt(R), R ~ k)",
-        verdict=by_construction(verdict(lo, hi, gap, 0.5, 0.5, n_points)),
-        slope=gap, slope_lo=lo, slope_hi=hi, d=Dv, epsilon=eps, alpha=float(alpha),
-        extra="gap naive - set_cover; k")
 
 
 def _D_rows(results, alpha) -> list[VerdictRow]:
@@ -276,9 +314,11 @@ def _D_rows(results, alpha) -> list[VerdictRow]:
             paper="n ~ log D (Thm 3.5: through ln |H| = ln 2D)",
             measured=f"slope of log n_hat vs log ln(2D) = {fmt_slope(fit)}; "
                      f"d n_hat / d ln(2D) = {per_ln:.0f} (EM tail 8/eps_hat = {em_tail:.0f})",
-            theory=f"{with_const:.2f}..1 (ln 2D + ln(4k ln(2/alpha)/beta) .. pure ln 2D)",
-            verdict=verdict(fit["lo"], fit["hi"], fit["slope"], with_const, 1.0,
-                            fit["n_points"]),
+            theory=(theory_with_alternative((with_const, 1.0), (0.0, 0.0),
+                                            ("ln 2D", "no D dependence 0"))
+                    + " (ln 2D + ln(4k ln(2/alpha)/beta) .. pure ln 2D)"),
+            verdict=rate_verdict(fit, (with_const, 1.0), (0.0, 0.0),
+                                 ("ln 2D", "no D dependence")),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=k, epsilon=eps, alpha=float(alpha), extra=f"composition={comp}; D"))
     return rows
@@ -298,7 +338,7 @@ def _signature(results, row):
         return crossing_signature(sub, row.alpha, beta, by=[col], error_col=ERROR_COL)
     if row.extra.startswith("composition="):
         return (exp, row.extra, sig(row.extra.split(";")[0].split("=")[1]))
-    if row.extra.startswith("gap"):
+    if row.extra.startswith("gap"):  # the planted contrast (a reference)
         return (exp, row.extra, sig("naive"), sig("set_cover"))
     return None
 

@@ -7,6 +7,17 @@ over the 2T grid thresholds must grow (interval above 0; its theory ``n ~ ln(2T)
 d = 2 (from C12's ``c12_grid_halfplanes``, halfplanes on ``{0..T}^2``): the same test against
 the published fully private learner, KMMS19's Set Cover Learner with exact Select Halfplane
 (``(eps, delta)``-DP for all examples; PPM is pure eps-DP for the private examples only).
+
+Rules (:func:`claims.verdicts.rate_verdict`; censored cells enter as bounds). Per alpha two
+counted rows, each naming its alternative:
+
+* PPM flat: prediction 0, alternative the fully private learner's ``ln T`` slope over the
+  measured ``T`` (``~0.09-0.10`` here, so PPM's band is ``[-0.25, th/2]``, not +-0.25: a "flat"
+  interval that reaches the fully private slope cannot separate the two);
+* the contrast, paired (:func:`analysis.slopes.slope_difference_paired`, both learners on the
+  same samples): ``slope(PPM) - slope(fully private)``, prediction ``-th`` (the fully private
+  slope's range, from ``ln(2T) + ln(1/beta)`` to pure ``ln T``), alternative 0 (PPM pays for
+  the domain as the fully private learner does).
 """
 
 from __future__ import annotations
@@ -18,10 +29,10 @@ import numpy as np
 from claims import c12_grid_halfplanes as c12
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import fmt_slope, verdict
+from claims.verdicts import fmt_slope, rate_verdict, theory_with_alternative
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
-from analysis.slopes import sample_complexity_slope_against
+from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
 from analysis.aggregate import ERROR_COL
 
 STATEMENT = "fully private learning pays for the domain; PPM does not"
@@ -33,6 +44,45 @@ CLAIM_HEADLINE_ALPHA = 0.1
 def _em_shape(Ts, alpha, beta, eps):
     """EM over the 2T thresholds of the grid: n ~ (ln(2T) + ln(1/beta)) / (eps alpha)."""
     return (np.log(2 * Ts) + math.log(1 / beta)) / (eps * alpha)
+
+
+def _ln_t_range(Ts, beta, extra=0.0) -> tuple:
+    """The fully private learner's slope against ``log T`` over the measured ``T``: from its
+    shape ``ln(2T) + ln(1/beta)`` (+ ``extra``, Lemma 4.6's other constants) to pure ``ln T``."""
+    lo = loglog_slope(Ts, np.log(2 * Ts) + math.log(1 / beta) + extra)[0]
+    hi = loglog_slope(Ts, np.log(Ts))[0]
+    return (min(lo, hi), max(lo, hi))
+
+
+def _rows(claim, trials, pp, fp, th, alpha, beta, n_boot, setting, fp_name, ppm_label,
+          fp_label, cols) -> list[VerdictRow]:
+    """The two counted rows of one alpha: PPM flat, and the paired contrast."""
+    paper = "fully private learning pays for the domain (Omega(log T)); PPM does not"
+    flat = rate_verdict(pp, (0.0, 0.0), th, ("PPM flat", f"{fp_name}'s ln T"))
+    diff = slope_difference_paired(trials, T, ppm_label, fp_label, alpha, beta,
+                                   error_col=ERROR_COL, n_boot=n_boot)
+    pred = (-th[1], -th[0])
+    contrast = rate_verdict(diff, pred, (0.0, 0.0),
+                            (f"PPM minus {fp_name} = -(ln T slope)", "no contrast (0)"))
+    bound = f" ({diff['direction']})" if diff.get("direction") else ""
+    return [
+        VerdictRow(
+            claim=claim, figure="c9_domain", setting=setting + ", PPM flat", paper=paper,
+            measured=f"slope of log n_hat vs log T: PPM {fmt_slope(pp, 3)}, "
+                     f"{fp_name} {fmt_slope(fp, 3)}",
+            theory=theory_with_alternative((0.0, 0.0), th, ("PPM 0", f"{fp_name} ln T"),
+                                           digits=3),
+            verdict=flat, slope=pp["slope"], slope_lo=pp["lo"], slope_hi=pp["hi"], **cols),
+        VerdictRow(
+            claim=claim, figure="c9_domain", setting=setting + ", paired contrast",
+            paper=paper,
+            measured=f"slope(PPM) - slope({fp_name}), same samples, paired bootstrap: "
+                     f"{fmt_slope(diff, 3)}{bound}",
+            theory=theory_with_alternative(pred, (0.0, 0.0), ("-(ln T slope)",
+                                                              "no contrast 0"), digits=3),
+            verdict=contrast, slope=diff["slope"], slope_lo=diff["lo"], slope_hi=diff["hi"],
+            **{**cols, "extra": cols.get("extra", "") + ", paired contrast"}),
+    ]
 
 
 def analyse(results) -> list[VerdictRow]:
@@ -48,23 +98,13 @@ def analyse(results) -> list[VerdictRow]:
         fp, pp = (sample_complexity_slope_against(trials[trials.learner == lrn], T, alpha, beta,
                                                   error_col=ERROR_COL, n_boot=results.n_boot)
                   for lrn in ("fully_private", "ppm"))
-        th_fp = loglog_slope(Ts, np.log(2 * Ts) + math.log(1 / beta))[0]
-        ppm_flat = verdict(pp["lo"], pp["hi"], pp["slope"], 0.0, 0.0, pp["n_points"])
-        fp_grows = np.isfinite(fp["lo"]) and fp["lo"] > 0
-        rows.append(VerdictRow(
-            claim="C9", figure="c9_domain",
-            setting=f"d=1 grid, T={int(Ts.min())}..{int(Ts.max())}, epsilon={eps:g}, "
-                    f"alpha={alpha:g}",
-            paper="fully private learning pays for the domain (Omega(log T)); PPM does not",
-            measured=f"slope of log n_hat vs log T: PPM {fmt_slope(pp, 3)}, "
-                     f"fully private {fmt_slope(fp, 3)}",
-            theory=f"PPM 0; fully private EM ~{th_fp:.3f} (n ~ ln T)",
-            verdict=("holds" if ppm_flat == "holds" and fp_grows else
-                     "holds with caveat" if ppm_flat.startswith("holds") and fp_grows else
-                     "inconclusive" if ppm_flat.startswith("inconclusive") else
-                     "does not hold"),
-            slope=pp["slope"], slope_lo=pp["lo"], slope_hi=pp["hi"],
-            d=1, epsilon=eps, alpha=float(alpha), extra=f"T {int(Ts.min())}..{int(Ts.max())}"))
+        th = _ln_t_range(Ts, beta)
+        setting = (f"d=1 grid, T={int(Ts.min())}..{int(Ts.max())}, epsilon={eps:g}, "
+                   f"alpha={alpha:g}")
+        rows += _rows("C9", trials, pp, fp, th, alpha, beta, results.n_boot, setting,
+                      "fully private EM", "ppm", "fully_private",
+                      dict(d=1, epsilon=eps, alpha=float(alpha),
+                           extra=f"T {int(Ts.min())}..{int(Ts.max())}"))
     return rows + _d2_rows(results)
 
 
@@ -82,29 +122,14 @@ def _d2_rows(results) -> list[VerdictRow]:
         sc, pp = (sample_complexity_slope_against(trials[trials.learner == lrn], T, alpha, beta,
                                                   error_col=ERROR_COL, n_boot=results.n_boot)
                   for lrn in (c12.MAIN, "ppm"))
-        th_sc = loglog_slope(Ts, np.log(2 * Ts / beta))[0]
-        ppm_flat = verdict(pp["lo"], pp["hi"], pp["slope"], 0.0, 0.0, pp["n_points"])
-        sc_grows = np.isfinite(sc["lo"]) and sc["lo"] > 0
-        # a censored Set Cover curve (n_hat beyond the largest n) is no evidence either way
-        sc_measured = sc["n_points"] >= 3 and np.isfinite(sc["lo"])
-        rows.append(VerdictRow(
-            claim="C9", figure="c9_domain",
-            setting=f"d=2 grid {{0..T}}^2, T={int(Ts.min())}..{int(Ts.max())}, halfplane target, "
-                    f"PPM epsilon={priv['ppm_epsilon']:g} vs Set Cover Learner ({priv['text']}), "
-                    f"alpha={alpha:g}",
-            paper="fully private learning pays for the domain (Omega(log T)); PPM does not",
-            measured=f"slope of log n_hat vs log T: PPM {fmt_slope(pp, 3)}, "
-                     f"Set Cover Learner {fmt_slope(sc, 3)}",
-            theory=f"PPM 0; Set Cover Learner ~{th_sc:.3f} (n ~ ln(2T/beta), Lemma 4.6)",
-            verdict=("inconclusive (Set Cover Learner censored: n_hat > largest n)"
-                     if not sc_measured else
-                     "holds" if ppm_flat == "holds" and sc_grows else
-                     "holds with caveat" if ppm_flat.startswith("holds") and sc_grows else
-                     "inconclusive" if ppm_flat.startswith("inconclusive") else
-                     "does not hold"),
-            slope=pp["slope"], slope_lo=pp["lo"], slope_hi=pp["hi"],
-            d=2, epsilon=priv["ppm_epsilon"], alpha=float(alpha),
-            extra=f"d=2 vs Set Cover Learner; T {int(Ts.min())}..{int(Ts.max())}"))
+        th = _ln_t_range(Ts, beta)
+        setting = (f"d=2 grid {{0..T}}^2, T={int(Ts.min())}..{int(Ts.max())}, halfplane "
+                   f"target, PPM epsilon={priv['ppm_epsilon']:g} vs Set Cover Learner "
+                   f"({priv['text']}), alpha={alpha:g}")
+        rows += _rows("C9", trials, pp, sc, th, alpha, beta, results.n_boot, setting,
+                      "Set Cover Learner", "ppm", c12.MAIN,
+                      dict(d=2, epsilon=priv["ppm_epsilon"], alpha=float(alpha),
+                           extra=f"d=2 vs Set Cover Learner; T {int(Ts.min())}..{int(Ts.max())}"))
     return rows
 
 

@@ -84,12 +84,29 @@ def test_the_decoy_prediction_is_linear_in_k_up_to_a_log():
 
 
 def test_c11_k_rule_fails_both_ways():
-    assert c11.k_rate_verdict(_fit(0.9, 0.8, 1.0), 0.8, 1.1, True) == HOLDS
-    flat = c11.k_rate_verdict(_fit(0.05, -0.1, 0.2), 0.8, 1.1, True)
-    steep = c11.k_rate_verdict(_fit(1.6, 1.45, 1.8), 0.8, 1.1, True)
+    sc, naive, names = (0.8, 1.1), (1.26, 1.59), ("Claim 3.4", "naive composition")
+    assert c11.k_rate_verdict(_fit(0.9, 0.8, 1.0), sc, naive, names, True) == HOLDS
+    flat = c11.k_rate_verdict(_fit(0.05, -0.1, 0.2), sc, naive, names, True)
+    steep = c11.k_rate_verdict(_fit(1.9, 1.85, 2.0), sc, naive, names, True)
     assert flat.startswith(FAILS) and "flatter" in flat
-    assert steep.startswith(FAILS) and "steeper" in steep
-    assert "exceeds" in c11.k_rate_verdict(_fit(0.9, 0.8, 1.0), 0.8, 1.1, False)
+    assert steep.startswith(FAILS)
+    # inside the naive band: the alternative, not Claim 3.4
+    assert "consistent with naive" in c11.k_rate_verdict(_fit(1.4, 1.3, 1.5), sc, naive,
+                                                         names, True)
+    # the issue's case: an interval meeting both bands cannot separate them
+    assert c11.k_rate_verdict(_fit(1.19, 1.07, 1.30), naive, sc, names[::-1],
+                              True).startswith("inconclusive (cannot separate")
+    assert "exceeds" in c11.k_rate_verdict(_fit(0.9, 0.8, 1.0), sc, naive, names, False)
+
+
+def test_c11_paired_contrast_on_committed_decoy_trials():
+    results = ResultStore(ROOT / "results", n_boot=20)
+    trials, nhat = results.load(c11.DECOY)
+    row = c11._contrast_row(trials, 0.05, 0.1, 20, 64, 0.9, 1e-6, "decoys: ")
+    assert "alternative no saving 0" in row.theory and counted(row.verdict)
+    assert row.slope_lo <= row.slope <= row.slope_hi and row.slope_hi > row.slope_lo
+    # the budgets' ratio against log k is about 0.5
+    assert 0.4 < c11._budget_gap(np.array([1.0, 2, 4, 8]), 0.9, 1e-6) < 0.6
 
 
 # --- C12: the theorem's explicit form ---------------------------------------------------

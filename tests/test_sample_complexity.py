@@ -319,3 +319,25 @@ def test_other_validation():
         sample_complexity_slope(DF, [0.1, 0.2], 0.1, random_state=-3)
     with pytest.raises(ValueError, match="'eps'"):
         sample_complexity_slope_against(DF.assign(eps=[1.0, 0.0, 1.0]), "eps", 0.1, 0.1)
+
+
+def test_slope_difference_paired_measures_the_contrast_on_shared_samples():
+    from analysis.slopes import slope_difference_paired
+    # learner "a" needs n ~ x (its error c x / n), "b" does not depend on x; both read the
+    # same per-trial noise (the shared sample), so the contrast is much tighter than either
+    parts = []
+    for i, x in enumerate([1.0, 2.0, 4.0, 8.0]):
+        noise = _trials(NS, 60, lambda n, rng: math.exp(0.3 * rng.standard_normal()),
+                        seed=20 + i)
+        for lrn, c in (("a", x), ("b", 1.0)):
+            parts.append(noise.assign(error=noise["error"] * c / noise["n"], learner=lrn, x=x))
+    df = pd.concat(parts)
+    res = slope_difference_paired(df, "x", "a", "b", 0.01, 0.1, n_boot=60)
+    assert res["slope"] == pytest.approx(1.0, abs=0.1) and res["lo"] <= 1.0 <= res["hi"]
+    assert res["n_points"] == 4 and res["direction"] == ""
+    back = slope_difference_paired(df, "x", "b", "a", 0.01, 0.1, n_boot=60)
+    assert back["slope"] == pytest.approx(-res["slope"])
+    # unpaired rows are refused
+    with pytest.raises(ValueError, match="must share"):
+        slope_difference_paired(df[~((df.learner == "b") & (df.x == 2.0) & (df.trial == 0))],
+                                "x", "a", "b", 0.01, 0.1, n_boot=5)
