@@ -18,7 +18,7 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import fmt_slope, verdict
+from claims.verdicts import fmt_slope, rate_verdict, theory_with_alternative
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope_against
@@ -38,6 +38,9 @@ def _log_g_text(ppm, n_ref: int) -> str:
         f" (w_pub {', '.join(f'{w:g}' for w in lg.index)})"
 
 
+NAMES = ("0 (total n only)", "a fixed private count")
+
+
 def _row(trials, nhat, alpha, exp, n_boot) -> VerdictRow:
     beta, d = beta_of(nhat), first(trials, D, int)
     ppm = trials[trials.learner == "ppm"]
@@ -53,6 +56,9 @@ def _row(trials, nhat, alpha, exp, n_boot) -> VerdictRow:
                            for w in ws], dtype=float)
     explicit = loglog_slope(ws, explicit_n)[0]
     loose = [e / v for e, v, k in zip(explicit_n, sub["n_hat"].to_numpy(), ok) if k]
+    pred = (min(0.0, explicit), max(0.0, explicit))
+    fixed_private = loglog_slope(ws, 1.0 / (1.0 - ws))[0]
+    alt = (fixed_private, fixed_private)
     w_range = f"w_pub {ws.min():g}..{ws.max():g}"
     n_ref = int(np.median(vals)) if vals.size else int(ppm["n"].max())
     return VerdictRow(
@@ -63,11 +69,12 @@ def _row(trials, nhat, alpha, exp, n_boot) -> VerdictRow:
                                            zip(sub["n_hat"].to_numpy(), ok))
                  + f"; slope of log n_hat vs log w_pub = {fmt_slope(fit)}; "
                  f"max/min n_hat = {spread:.2f}; {_log_g_text(ppm, n_ref)}",
-        theory=f"[{min(0.0, explicit):.2f}, {max(0.0, explicit):.2f}]: 0 (Thm 4.9 in the "
-               f"total n); explicit formula with |G| at n_pub = w_pub n: {explicit:.2f}",
+        theory=(theory_with_alternative(pred, alt, NAMES)
+                + f" (0: Thm 4.9 in the total n; explicit formula with |G| at n_pub = w_pub n: "
+                f"{explicit:.2f}; alternative: a fixed number of private examples, n ~ "
+                "1/(1 - w_pub))"),
         looseness=float(np.median(loose)) if loose else math.nan,
-        verdict=verdict(fit["lo"], fit["hi"], fit["slope"], min(0.0, explicit),
-                        max(0.0, explicit), fit["n_points"]),
+        verdict=rate_verdict(fit, pred, alt, NAMES),
         slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
         d=d, epsilon=eps, alpha=float(alpha), extra=w_range)
 

@@ -224,18 +224,28 @@ def prediction_verdict(lo: float, hi: float, estimate: float, predicted: tuple,
     return _inconclusive(f"cannot separate {p_name} prediction from {a_name} at this precision")
 
 
+def explicit_bound_note(v: str, below_bound: bool) -> str:
+    """``v`` with the note that a measured ``n_hat`` exceeds the explicit bound, if it does."""
+    if not below_bound and v != NOT_MEASURED:
+        return v + " (but n_hat exceeds the explicit bound)"
+    return v
+
+
+MIN_GAP = 0.01  # ranges closer than this (the slopes' printed precision) count as overlapping
+
+
 def prediction_bands(predicted: tuple, alternative: tuple, tol: float = SLOPE_TOL):
     """The bands, in the x axis's units, of the claim's prediction and of the alternative it
     argues against, derived from the two: each range is widened by ``tol`` (what the grid and
     the analysis add to a rate) on its far side, and on the side facing the other by at most
     half the gap between them, so the two bands never overlap. ``None`` when the ranges
-    themselves overlap (no precision can separate them)."""
+    themselves overlap or come closer than :data:`MIN_GAP` (no precision can separate them)."""
     p_lo, p_hi = (float(v) for v in predicted)
     a_lo, a_hi = (float(v) for v in alternative)
-    if p_hi < a_lo:
+    if p_hi + MIN_GAP <= a_lo:
         m = min(tol, (a_lo - p_hi) / 2)
         return (p_lo - tol, p_hi + m), (a_lo - m, a_hi + tol)
-    if a_hi < p_lo:
+    if a_hi + MIN_GAP <= p_lo:
         m = min(tol, (p_lo - a_hi) / 2)
         return (p_lo - m, p_hi + tol), (a_lo - tol, a_hi + m)
     return None
@@ -349,9 +359,10 @@ def rate_verdict(fit: dict, predicted: tuple, alternative: tuple,
     if not meets(band_p) and not meets(band_a):
         side = ("above" if lo > max(band_p[1], band_a[1]) else
                 "below" if hi < min(band_p[0], band_a[0]) else "between")
-        if worse and side in ("above", "below") and side != worse and \
-                (band_p[1] < band_a[0]) == (side == "below"):
-            return FASTER
+        if worse:  # an upper-bound rate: entirely on the fast side of its band is a finding
+            better = "below" if worse == "above" else "above"
+            if (better == "below" and hi < band_p[0]) or (better == "above" and lo > band_p[1]):
+                return FASTER
         return FAILS + f" (the interval lies {side} both bands)"
     if meets(band_p) and meets(band_a):
         return _inconclusive(f"cannot separate {p_name} from {a_name} at this precision: "

@@ -374,6 +374,7 @@ def test_prediction_bands_are_derived_from_the_two_predictions():
     bp, ba = prediction_bands((1.0, 1.0), (0.5, 0.5))
     assert bp == pytest.approx((0.75, 1.25)) and ba == pytest.approx((0.25, 0.75))
     assert prediction_bands((0, 1), (0.5, 2)) is None
+    assert prediction_bands((1.0001, 2), (1, 1)) is None  # touching: not separable
     assert "alternative naive" in theory_with_alternative((1, 1), (1.5, 1.5), ("k", "naive"))
 
 
@@ -417,6 +418,13 @@ def test_rate_verdict_upper_bound_faster_side():
                         worse="below").startswith(FAILS)
     # a realizable rate faster than 1 against 2, worse above: below both is FASTER
     assert rate_verdict(_fit(0.3, 0.2, 0.4), (1, 1), (2, 2), worse="above") == FASTER
+    # between the bands on the slow side (1 against 2): does not hold
+    assert rate_verdict(_fit(1.6, 1.5, 1.7), (1, 1), (2, 2), worse="above").startswith(
+        FAILS + " (the interval lies between")
+    # between the bands on the fast side (C3: -1 against 0): faster than the worst case
+    assert rate_verdict(_fit(-0.5, -0.6, -0.4), (-1, -1), (0, 0), worse="below") == FASTER
+    # two-sided: between is a failure
+    assert rate_verdict(_fit(-0.5, -0.6, -0.4), (-1, -1), (0, 0)).startswith(FAILS)
 
 
 def test_rate_verdict_censored_bounds_decide_only_their_side():
