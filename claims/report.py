@@ -92,6 +92,17 @@ def override_series(claim: Claim, results: ResultStore) -> dict[str, list]:
     return {col: sorted(v) for col, v in sorted(found.items())}
 
 
+def _linked(col: str, table: pd.DataFrame) -> list[str]:
+    """The baselines' columns of the same parameter that vary too (C9's fully private learner
+    takes ``epsilon: ${learner.epsilon}``): filtered with ``col``, so each series holds the
+    baseline at its own value."""
+    if col not in table:
+        return []
+    param = col.rsplit(".", 1)[1]
+    return [c for c in table.columns if c.startswith("baselines.") and c.endswith("." + param)
+            and table[c].dropna().nunique() > 1]
+
+
 def _series_stores(claim: Claim, results: ResultStore, series: dict[str, list]):
     """(label, file suffix, store holding that value of every series column) per combination;
     rows without the column (a baseline has no ``learner.*`` value) are in every store."""
@@ -109,8 +120,8 @@ def _series_stores(claim: Claim, results: ResultStore, series: dict[str, list]):
             for table in data:
                 keep = np.ones(len(table), dtype=bool)
                 for col, v in zip(series, combo):
-                    if col in table:
-                        keep &= (table[col].isna() | (table[col] == v)).to_numpy()
+                    for c in ([col, *_linked(col, table)] if col in table else []):
+                        keep &= (table[c].isna() | (table[c] == v)).to_numpy()
                 tables.append(table[keep].reset_index(drop=True))
             store._cache[exp] = tuple(tables)
         yield label, suffix, store

@@ -66,6 +66,30 @@ def test_a_swept_override_gives_one_series_per_value(tmp_path):
     assert [r.figure for r in rows] == ["c1_realizable__epsilon1", "c1_realizable__epsilon2"]
 
 
+def test_a_baseline_that_follows_the_swept_parameter_is_split_with_it(tmp_path):
+    """C9's fully private learner takes epsilon: ${learner.epsilon}: each series holds the
+    baseline at its own epsilon (one row per T, n, trial and learner), so C9 is analysed."""
+    trials = pd.read_csv(ROOT / "results" / "c9_domain" / "trials.csv", low_memory=False,
+                         dtype={"cell_key": str})
+    trials = trials[trials["n"] <= 64]  # a few cells keep the test short
+    other = trials[trials.learner.isin(["ppm", "fully_private"])].copy()
+    other.loc[other.learner == "ppm", "learner.epsilon"] = 2.0
+    other.loc[other.learner == "fully_private", "baselines.fully_private.epsilon"] = 2.0
+    other["cell_key"] = other["cell_key"] + "e2"
+    both = pd.concat([trials, other], ignore_index=True)
+    out = tmp_path / "c9_domain"
+    out.mkdir()
+    both.to_csv(out / "trials.csv", index=False)
+    n_hat_table(both, [0.1, 0.2], 0.1, 0.95).to_csv(out / "n_hat.csv", index=False)
+    store = ResultStore(tmp_path, n_boot=10)
+    c9 = registry.get("C9")
+    assert override_series(c9, store) == {"learner.epsilon": [1.0, 2.0]}
+    done, failed = write_claims([c9], store)
+    assert not failed, failed
+    tags = {r.setting.rsplit("[", 1)[1] for r in done["C9"]}
+    assert tags == {"learner.epsilon = 1]", "learner.epsilon = 2]"}
+
+
 def test_a_claim_that_cannot_be_analysed_says_so_in_the_table(tmp_path):
     root = tmp_path / "root"
     for exp in ("c3_epsilon_d1", "c8_eta"):
