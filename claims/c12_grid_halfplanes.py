@@ -9,7 +9,10 @@ so ``n ~ ln(2T/beta) = b ln 2 + ln(2/beta)``: the theory slope lies between that
 Set Cover Learner is ``(eps, delta)``-DP, for which no ``Omega(log T)`` lower bound exists), so
 its rows take :func:`claims.verdicts.upper_bound_verdict`, as C11's do: a slope below the band is
 the finding "faster than the worst case on this population", never "holds". PPM (d = 2) and
-ERM: 0 (verdict :func:`claims.verdicts.verdict` against 0; ERM is a reference row).
+ERM: 0 (ERM is a reference row). Each counted row names its alternative
+(:func:`claims.verdicts.rate_verdict`): the Set Cover Learner's ``log T`` band against a
+``T``-free cost (0, what PPM claims for itself), PPM's 0 against the Set Cover Learner's
+``log T`` range.
 
 ``c12_theorem_budget`` (Set Cover Learner only, b in {6, 12, 16, 20}) runs at the theorem's
 budget, ``(eps, delta) = (0.9, 1e-6)`` with Claim 3.4's ``eps_hat = 0.0143`` per round (no
@@ -37,7 +40,8 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import fmt_interval, fmt_slope, upper_bound_verdict, verdict
+from claims.verdicts import (explicit_bound_note, fmt_interval, fmt_slope, rate_verdict,
+                             theory_with_alternative)
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope_against
 from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds, per_round_epsilon
@@ -152,13 +156,16 @@ def theorem_rows(results) -> list[VerdictRow]:
                      + ", ".join(f"b={int(b)}: {v:.0f}" for b, v in zip(nb[ok], vals))
                      + "".join(f"; b={int(b)}: {c}-censored"
                                for b, c in zip(nb[~ok], nh["censored"][~ok])),
-            theory=f"{th_lo:.2f}..1 (Thm 4.7, constant 1: {p0['factor']:.3g} x (EM "
+            theory=theory_with_alternative((th_lo, 1.0), (0.0, 0.0), ("log T", "T-free 0"))
+                   + f" (Thm 4.7, constant 1: {p0['factor']:.3g} x (EM "
                    f"(8/eps_s) b ln 2 = {p0['em_T']:.3g}..{p1['em_T']:.3g} + EM T-free "
                    f"(8/eps_s) ln(2/beta_s) = {p0['em_free']:.3g} + Laplace (1/eps') "
                    f"ln((k/beta) ln(1/alpha)) = {p0['laplace']:.3g}) = "
                    f"{bound.min():.3g}..{bound.max():.3g}; .. pure log T)",
             looseness=float(np.median(b_at / vals)) if vals.size else math.nan,
-            verdict=upper_bound_verdict(fit, th_lo, 1.0, below_bound=below),
+            verdict=explicit_bound_note(rate_verdict(fit, (th_lo, 1.0), (0.0, 0.0),
+                                                     ("log T", "a T-free cost"),
+                                                     worse="above"), below),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"], d=2, epsilon=eps,
             alpha=float(alpha), extra=f"{MAIN} theorem budget; T=2^{int(bs.min())}.."
                                       f"2^{int(bs.max())}"))
@@ -198,19 +205,25 @@ def analyse(results) -> list[VerdictRow]:
                     t, alpha, beta, first(main, "learner.epsilon"), first(main, "learner.delta"),
                     main["learner.epsilon_hat"].iloc[0]) for t in nh[T][ok]], dtype=float)
                 below = bool(ok.any() and np.all(nh["n_hat"].to_numpy()[ok] <= bound))
-                theory, v = (f"{th_lo:.2f}..1 (n ~ ln(2T/beta) .. pure log T; upper bound); "
-                             f"Thm 4.7 bound (constant 1) {bound.min():.3g}..{bound.max():.3g}"
-                             if bound.size else
-                             f"{th_lo:.2f}..1 (n ~ ln(2T/beta) .. pure log T; upper bound)",
-                             upper_bound_verdict(fit, th_lo, 1.0, below_bound=below))
+                theory = (theory_with_alternative((th_lo, 1.0), (0.0, 0.0),
+                                                  ("log T", "T-free 0"))
+                          + " (n ~ ln(2T/beta) .. pure log T; upper bound)"
+                          + (f"; Thm 4.7 bound (constant 1) {bound.min():.3g}.."
+                             f"{bound.max():.3g}" if bound.size else ""))
+                v = explicit_bound_note(rate_verdict(fit, (th_lo, 1.0), (0.0, 0.0),
+                                                     ("log T", "a T-free cost"),
+                                                     worse="above"), below)
                 eps_txt = priv["text"]
                 cens = int(plotting.right_censored(nh).sum())
                 if fit["n_points"] < 3 and cens:
                     v = (f"inconclusive (right-censored: n_hat > {int(trials['n'].max())} "
                          f"at {cens} of {len(nh)} T)")
             else:
-                theory = "0 (no dependence on T)"
-                v = verdict(fit["lo"], fit["hi"], fit["slope"], 0.0, 0.0, fit["n_points"])
+                theory = theory_with_alternative((0.0, 0.0), (th_lo, 1.0),
+                                                 ("0 (no dependence on T)",
+                                                  "the Set Cover Learner's log T"))
+                v = rate_verdict(fit, (0.0, 0.0), (th_lo, 1.0),
+                                 ("PPM flat", "the Set Cover Learner's log T"))
                 if learner == "erm":
                     v = f"reference (non-private): {v}"
                     eps_txt = "not private"

@@ -354,15 +354,14 @@ def rate_verdict(fit: dict, predicted: tuple, alternative: tuple,
                              f"cannot confirm {p_name}")
     if inside(band_p):
         return HOLDS
+    if worse:  # an upper-bound rate: entirely on the fast side of its band is a finding
+        if (worse == "above" and hi < band_p[0]) or (worse == "below" and lo > band_p[1]):
+            return FASTER + (f" (consistent with {a_name})" if inside(band_a) else "")
     if inside(band_a):
         return FAILS + f" (consistent with {a_name}, not with {p_name})"
     if not meets(band_p) and not meets(band_a):
         side = ("above" if lo > max(band_p[1], band_a[1]) else
                 "below" if hi < min(band_p[0], band_a[0]) else "between")
-        if worse:  # an upper-bound rate: entirely on the fast side of its band is a finding
-            better = "below" if worse == "above" else "above"
-            if (better == "below" and hi < band_p[0]) or (better == "above" and lo > band_p[1]):
-                return FASTER
         return FAILS + f" (the interval lies {side} both bands)"
     if meets(band_p) and meets(band_a):
         return _inconclusive(f"cannot separate {p_name} from {a_name} at this precision: "

@@ -408,10 +408,17 @@ def test_rate_verdict_holds_only_when_the_alternative_is_excluded():
 def test_rate_verdict_upper_bound_faster_side():
     # C3-like: prediction -1, alternative 0 (no epsilon dependence); worse = "below"
     assert rate_verdict(_fit(-1.0, -1.1, -0.9), (-1, -1), (0, 0), worse="below") == HOLDS
-    # a near-flat slope reaching into the band of "no epsilon dependence": not holds
+    # the issue's near-flat -0.31: entirely flatter than -1's band, so not "holds" but the
+    # finding "faster" (an upper bound); two-sided it crosses the alternative's band's edge
     v = rate_verdict(_fit(-0.31, -0.45, -0.2), (-1, -1), (0, 0), worse="below")
+    assert v == FASTER
+    v = rate_verdict(_fit(-0.31, -0.45, -0.2), (-1, -1), (0, 0))
     assert v.startswith("inconclusive (interval crosses an edge of the alternative's band")
+    # inside the band of the faster alternative: for an upper bound a finding, not holds
     v = rate_verdict(_fit(-0.1, -0.2, 0.0), (-1, -1), (0, 0), worse="below")
+    assert v.startswith(FASTER) and "consistent with the alternative" in v
+    # two-sided, the same interval does not hold
+    v = rate_verdict(_fit(-0.1, -0.2, 0.0), (-1, -1), (0, 0))
     assert v.startswith(FAILS) and "consistent with the alternative" in v
     # steeper than the prediction band: does not hold (slower learner)
     assert rate_verdict(_fit(-2.0, -2.2, -1.8), (-1, -1), (0, 0),
