@@ -173,11 +173,11 @@ def main(argv=None) -> int:
         except KeyboardInterrupt:
             _say("interrupted while checking ARGS: no sweep started, nothing computed", err=True)
             return 130
-        for line in [*res.left_out.values(), *res.notes]:
-            _say(line)
-        if res.error:
+        if res.error:  # one line: which sweeps it left out no longer matters
             _say(f"error: {res.error}", err=True)
             return 2
+        for line in [*res.left_out.values(), *res.notes]:
+            _say(line)
         names = [n for n in names if n + a.suffix in res.kept]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     queue, running, started, finished, failed = list(names), [], [], [], None
