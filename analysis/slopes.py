@@ -215,7 +215,7 @@ def sample_complexity_slope(df, alphas, beta, n_col="n", error_col="error", n_bo
 
 def sample_complexity_slope_against(df, x_col, alpha, beta, n_col="n", error_col="error",
                                     n_boot=200, random_state=0, level=0.95,
-                                    keep_censored=True) -> dict:
+                                    keep_censored=True, slope_fn=None) -> dict:
     """Slope of ``log n_hat`` against ``log x`` across groups of ``x_col`` (docs/model.md §§5-6).
 
     For claims C3-C5 and C9 (``n_hat`` vs epsilon, d, w_pub, T): the trials are grouped by the
@@ -223,6 +223,7 @@ def sample_complexity_slope_against(df, x_col, alpha, beta, n_col="n", error_col
     slope of ``log n_hat`` on ``log x`` is fitted over the uncensored groups (e.g. theory -1
     against epsilon in the privacy-dominated regime, 0 against w_pub). Bootstrap as in
     :func:`sample_complexity_slope`, resampling within each ``(group, n)``. Same return dict.
+    ``slope_fn``: another statistic of ``(x, n_hat)`` (e.g. :func:`linear_in_log_x`).
     """
     alpha = check_open_unit(alpha, "alpha")
     beta = check_open_unit(beta, "beta")
@@ -241,8 +242,17 @@ def sample_complexity_slope_against(df, x_col, alpha, beta, n_col="n", error_col
         datasets.append((ns.astype(float), errs))
         cells.append((i, alpha, float(x)))
     return _uncensored_points(bootstrap(datasets, cells, beta, n_boot, rng, level,
-                                        keep_censored=keep_censored))
+                                        keep_censored=keep_censored, slope_fn=slope_fn))
 
+
+def linear_in_log_x(x, n_hats, _=None) -> float:
+    """A ``slope_fn`` for :func:`bootstrap`: the least-squares ``d n_hat / d ln x`` (samples per
+    unit of ``ln x``), e.g. a mechanism's ``ln T`` coefficient."""
+    x, y = np.asarray(x, dtype=float), np.asarray(n_hats, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0)
+    if ok.sum() < 2:
+        return math.nan
+    return float(np.polyfit(np.log(x[ok]), y[ok], 1)[0])
 
 
 def _family_groups(df, alpha_col, n_col, error_col):

@@ -249,7 +249,7 @@ def test_c16_bound_is_theorem_3_2_with_three_select_halfplane_losses():
 
 @pytest.mark.parametrize("module, extra", [
     (c11, "decoys, set_cover; k"), (c12, "theorem budget"), (c13, "labelled contrast"),
-    (c14, "wrapper noisy"), (c15, "separation"), (c16, "foil"), (c16, "theorem")])
+    (c14, "wrapper noisy"), (c15, "generic"), (c16, "foil"), (c16, "theorem")])
 def test_new_rows_on_committed_results(module, extra):
     rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
     new = [r for r in rows if extra in r.extra]
@@ -257,8 +257,40 @@ def test_new_rows_on_committed_results(module, extra):
 
 
 @pytest.mark.parametrize("module, extra", [
-    (c11, "composition=set_cover; k"), (c14, "wrapper"), (c15, "active")])
+    (c11, "composition=set_cover; k"), (c14, "wrapper"), (c15, "active"),
+    (c15, "separation")])
 def test_rows_built_in_by_the_design_are_not_counted(module, extra):
     rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
     old = [r for r in rows if r.extra == extra]
     assert old and not any(counted(r.verdict) for r in old)
+
+
+# --- one fact, one row (C15, C16) -----------------------------------------------------------
+
+def test_c16_one_counted_row_per_experiment():
+    from claims.base import VerdictRow
+    rows = [VerdictRow(claim="C16", figure="", setting="", paper="", theory="", alpha=a,
+                       measured=f"slope ...; n_hat {cells}; d n_hat / d ln T = 1",
+                       verdict=v)
+            for a, cells, v in ((0.01, "b=6: 1, b=9: 2, b=12: 3", HOLDS),
+                                (0.05, "b=6: 1, b=9: 2, b=12: 3, b=16: 4", FAILS))]
+    c16.one_row_per_experiment(rows)
+    # the alpha with more uncensored T is the counted one, even when it does not hold
+    assert counted(rows[1].verdict) and rows[1].verdict == FAILS
+    assert not counted(rows[0].verdict) and rows[0].verdict.endswith(HOLDS)
+
+
+def test_linear_in_log_x_reads_a_mechanisms_ln_coefficient():
+    from analysis.slopes import linear_in_log_x
+    T = np.array([64.0, 4096, 65536, 2 ** 20])
+    assert linear_in_log_x(T, 100 + 37.0 * np.log(T)) == pytest.approx(37.0)
+    assert math.isnan(linear_in_log_x(T[:1], [1.0]))
+
+
+def test_c15_counts_the_generic_learner_row_not_the_separation():
+    rows = c15.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
+    sep = [r for r in rows if r.extra == "separation"]
+    gen = [r for r in rows if r.extra == "generic"]
+    assert sep and not any(counted(r.verdict) for r in sep)
+    assert gen and all("alternative epsilon-free" in r.theory for r in gen)
+    assert all("constant 1" in r.theory for r in sep)
