@@ -21,7 +21,12 @@ inflates the mechanism noise too, is an upper bound on the width; the row says s
 
 Verdict: "PPM better" / "DP-LR better" when the interval excludes 0; "no difference" only when
 the interval lies within +-``EQUIVALENCE`` (an equivalence test); otherwise "inconclusive": an
-interval straddling 0 is a test without power, not evidence of no difference.
+interval straddling 0 is a test without power, not evidence of no difference. Every row states
+the smallest difference its design detects with 80% power (:func:`detectable_difference`), so an
+"inconclusive" says how large an effect it could have seen: with one draw per split the
+Nadeau-Bengio factor ``1/k + n_test/n_train`` (1.87 here) does not shrink with more splits, so
+more splits alone cannot buy power; more mechanism draws per split (whose noise enters divided
+by their number, :func:`split_mechanism_interval`) can.
 
 The comparison is not like for like: PPM protects only the malignant records, DP-LR protects
 every record. A DP-LR that protects the same records as PPM (only the malignant rows private)
@@ -107,17 +112,39 @@ def split_mechanism_interval(diffs_by_split, n_train: int, n_test: int, level: f
     return m, m - half, m + half, float(2 * t.sf(abs(m) / se)), True
 
 
-def comparison(lo: float, hi: float) -> str:
-    """The verdict of one PPM - DP-LR accuracy interval."""
+POWER = 0.8  # the power at which a design's smallest detectable difference is stated
+
+
+def detectable_difference(lo: float, hi: float, df: int, level: float = LEVEL,
+                          power: float = POWER) -> float:
+    """The smallest true difference the design detects with probability ``power`` (two-sided
+    test at ``level``): ``(t_{(1+level)/2} + t_{power}) se`` with ``df`` degrees of freedom, the
+    standard error read back from the interval ``[lo, hi]`` (``half = t_{(1+level)/2} se``)."""
+    if not (np.isfinite(lo) and np.isfinite(hi)) or df < 1:
+        return math.nan
+    t = stats.t(df=df)
+    q = float(t.ppf(0.5 + level / 2))
+    se = (hi - lo) / 2 / q
+    return (q + float(t.ppf(power))) * se
+
+
+def comparison(lo: float, hi: float, mde: float = math.nan) -> str:
+    """The verdict of one PPM - DP-LR accuracy interval; ``mde``: the smallest difference the
+    design detects at 80% power (:func:`detectable_difference`), said when inconclusive."""
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return "inconclusive (no interval)"
+    if hi - lo <= 0:
+        return "inconclusive (zero-width interval: no spread to estimate)"
     if lo > 0:
         return "PPM better"
     if hi < 0:
         return "DP-LR better"
     if -EQUIVALENCE <= lo and hi <= EQUIVALENCE:
         return f"no difference (interval within +-{EQUIVALENCE:g})"
-    return "inconclusive (interval straddles 0)"
+    power = (f"; this design detects a difference of {mde:.3f} with {POWER:.0%} power and "
+             f"rules out only differences beyond [{lo:+.3f}, {hi:+.3f}]"
+             if np.isfinite(mde) else "")
+    return f"inconclusive (interval straddles 0{power})"
 
 
 def _eps_col(trials, learner: str) -> str:
@@ -162,6 +189,7 @@ def analyse(results) -> list[VerdictRow]:
         by_split = [g.to_numpy() for _, g in diff.groupby(level="trial")]
         m, lo, hi, p, separated = split_mechanism_interval(by_split, n, n_test)
         split_means = np.array([d.mean() for d in by_split])
+        mde = detectable_difference(lo, hi, len(by_split) - 1)
         draws = min(d.size for d in by_split)
         how = (f"{draws} mechanism draws per split: Nadeau-Bengio on the split variance only"
                if separated else "1 mechanism draw per split: Nadeau-Bengio on the whole "
@@ -175,9 +203,11 @@ def analyse(results) -> list[VerdictRow]:
             # short: the verdict table joins the five epsilons into one cell
             measured=f"eps {e:g}: PPM - DP-LR {m:+.3f} [{lo:+.3f}, {hi:+.3f}], p = {p:.2g} "
                      f"(accuracy {ppm[e].mean():.3f} vs {dpl[e].mean():.3f}; PPM ahead on "
-                     f"{int((split_means > 0).sum())} of {split_means.size} splits)",
-            theory="(no theorem: an application)",
-            verdict=comparison(lo, hi),
+                     f"{int((split_means > 0).sum())} of {split_means.size} splits); "
+                     f"detectable at {POWER:.0%} power: {mde:.3f}",
+            theory=("(no theorem: an application) PPM - DP-LR > 0; alternative: no difference "
+                    f"(within +-{EQUIVALENCE:g}) or DP-LR better"),
+            verdict=comparison(lo, hi, mde),
             epsilon=float(e), extra=f"{feats}, n_train={n}"))
     return rows
 

@@ -500,3 +500,23 @@ def test_c8_no_spread_is_not_a_zero_width_interval():
     assert "[-0.001, +0.001]" in row.measured
     row = _row(df.drop(columns="n_test"), "population.eta", "r", "p")
     assert row.verdict.startswith("inconclusive (no interval")
+
+
+# ------------------------------------------------------------------------------------------
+# Real data: the smallest difference a design detects
+
+
+def test_detectable_difference_is_the_80_percent_power_effect():
+    from claims.real_breast_cancer import comparison, detectable_difference
+    se = 0.1
+    half = stats.t.ppf(0.975, 1000) * se
+    mde = detectable_difference(-half, half, 1000)
+    assert mde == pytest.approx((1.96 + 0.8416) * se, rel=1e-2)
+    # power by simulation: a true difference of mde is detected about 80% of the time
+    rng = np.random.default_rng(0)
+    est = rng.normal(mde, se, 20000)
+    assert np.mean(np.abs(est) > half) == pytest.approx(0.8, abs=0.02)
+    v = comparison(-0.4, 0.7, mde)
+    assert v.startswith("inconclusive") and f"{mde:.3f}" in v
+    assert comparison(0.01, 0.05, mde) == "PPM better"
+    assert comparison(0.01, 0.01).startswith("inconclusive (zero-width")
