@@ -275,7 +275,7 @@ def _precision_needed(fit: dict, estimate: float, bands) -> str:
     fit inside the band it lies in, the trials per cell that would give it (half-width ~
     1/sqrt(trials)) and whether the grid's own resolution already exceeds it."""
     lo, hi = fit["lo"], fit["hi"]
-    half = (hi - lo) / 2
+    half = max(hi - estimate, estimate - lo)
     edges = [e for b in bands for e in b if np.isfinite(e)]
     need = min(abs(estimate - e) for e in edges) if edges else math.nan
     if not (np.isfinite(need) and need > 0 and half > 0):
@@ -368,7 +368,8 @@ def rate_verdict(fit: dict, predicted: tuple, alternative: tuple,
                              + _precision_needed(fit, est, bands))
     which = band_p if meets(band_p) else band_a
     return _inconclusive(f"interval crosses an edge of "
-                         f"{p_name if which is band_p else a_name}'s band {fmt_band(which)}")
+                         f"{p_name if which is band_p else a_name}'s band {fmt_band(which)}: "
+                         + _precision_needed(fit, est, bands))
 
 
 def mean_ci(values, level: float = LEVEL, resolution: float = 0.0) -> tuple[float, float, float]:
