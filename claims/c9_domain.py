@@ -13,7 +13,9 @@ counted rows, each naming its alternative:
 
 * PPM flat: prediction 0, alternative the fully private learner's ``ln T`` slope over the
   measured ``T`` (``~0.09-0.10`` here, so PPM's band is ``[-0.25, th/2]``, not +-0.25: a "flat"
-  interval that reaches the fully private slope cannot separate the two);
+  interval that reaches the fully private slope cannot separate the two); and "holds" only when
+  the fully private learner's own measured interval clears that band (else the row is
+  inconclusive: flatness shows no contrast when the comparator is flat too);
 * the contrast, paired (:func:`analysis.slopes.slope_difference_paired`, both learners on the
   same samples): ``slope(PPM) - slope(fully private)``, prediction ``-th`` (the fully private
   slope's range, from ``ln(2T) + ln(1/beta)`` to pure ``ln T``), alternative 0 (PPM pays for
@@ -29,7 +31,8 @@ import numpy as np
 from claims import c12_grid_halfplanes as c12
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import fmt_slope, rate_verdict, theory_with_alternative
+from claims.verdicts import (fmt_band, fmt_slope, prediction_bands, rate_verdict,
+                             theory_with_alternative)
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
@@ -59,6 +62,13 @@ def _rows(claim, trials, pp, fp, th, alpha, beta, n_boot, setting, fp_name, ppm_
     """The two counted rows of one alpha: PPM flat, and the paired contrast."""
     paper = "fully private learning pays for the domain (Omega(log T)); PPM does not"
     flat = rate_verdict(pp, (0.0, 0.0), th, ("PPM flat", f"{fp_name}'s ln T"))
+    band_p = prediction_bands((0.0, 0.0), th)[0]
+    if flat.startswith("holds") and not (np.isfinite(fp["lo"]) and fp["lo"] > band_p[1]):
+        # the comparator's own measured slope is not separated from flat: PPM's flatness
+        # shows no contrast here (the paired row decides)
+        flat = (f"inconclusive (PPM is flat, but {fp_name}'s own slope {fmt_slope(fp, 3)} "
+                f"does not clear PPM's band {fmt_band(band_p, 3)} either: the paired contrast "
+                "decides)")
     diff = slope_difference_paired(trials, T, ppm_label, fp_label, alpha, beta,
                                    error_col=ERROR_COL, n_boot=n_boot)
     pred = (-th[1], -th[0])
