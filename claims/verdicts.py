@@ -22,6 +22,17 @@ hold". Error claims (C8, C10, real data): differences of mean errors with Studen
 over trials (:func:`mean_ci`). :func:`combined_verdict` joins the settings of a claim: it is
 "inconclusive" unless most settings are conclusive, and always says the counts.
 
+Rates weighed against their alternative (:func:`rate_verdict`, the rule of every counted slope
+row): the row names the rate the claim argues against, and the bands of the prediction and of
+the alternative are derived from the two (:func:`prediction_bands`: each range widened by
+``SLOPE_TOL`` on its far side, by at most half the gap on the side facing the other). "holds"
+needs the interval inside the prediction's band; an interval meeting both bands is
+"inconclusive (cannot separate X from Y at this precision: ...)" with the half-width and the
+trials per cell that would separate them; overlapping predictions cannot be separated at any
+precision. Censored cells enter the slopes as bounds (``fit["direction"]``): a bound decides only
+on its own side. :func:`verdict` and :func:`upper_bound_verdict` remain for rows that have no
+alternative (references, checks) and for C4.
+
 What is counted: each distinct measurement once. Rows that read the same trials at two targets
 alpha whose crossings fall in the same grid brackets everywhere are one measurement
 (:func:`mark_same_measurement`: the later ones are shown, not counted). Built-in checks (a
