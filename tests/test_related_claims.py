@@ -294,3 +294,43 @@ def test_c15_counts_the_generic_learner_row_not_the_separation():
     assert sep and not any(counted(r.verdict) for r in sep)
     assert gen and all("alternative epsilon-free" in r.theory for r in gen)
     assert all("constant 1" in r.theory for r in sep)
+
+
+# --- C9: PPM flat against the fully private learner's ln T, and the paired contrast ----------
+
+def _c9_trials(fp_growth, seed=0):
+    """PPM's n_hat flat in T, the fully private learner's ~ T^fp_growth, on shared samples."""
+    import pandas as pd
+    rng = np.random.default_rng(seed)
+    ns = np.unique(np.geomspace(16, 4096, 30).astype(int))
+    rows = []
+    for T in (4, 64, 1024, 16384, 262144):
+        for t in range(60):
+            z = math.exp(0.2 * rng.standard_normal())  # the shared sample's difficulty
+            for n in ns:
+                rows.append(("ppm", T, n, t, 20.0 * z / n))
+                rows.append(("fully_private", T, n, t, 20.0 * z * T ** fp_growth / n))
+    df = pd.DataFrame(rows, columns=["learner", "population.T", "n", "trial", "error"])
+    return df.assign(excess_error=df["error"])
+
+
+def test_c9_flat_holds_only_when_the_comparator_grows():
+    from claims import c9_domain as c9
+    from analysis.slopes import sample_complexity_slope_against
+
+    def rows_for(growth):
+        tr = _c9_trials(growth)
+        pp, fp = (sample_complexity_slope_against(tr[tr.learner == lrn], c9.T, 0.1, 0.1,
+                                                  error_col=c9.ERROR_COL, n_boot=60)
+                  for lrn in ("ppm", "fully_private"))
+        th = c9._ln_t_range(np.array([4.0, 64, 1024, 16384, 262144]), 0.1)
+        return c9._rows("C9", tr, pp, fp, th, 0.1, 0.1, 60, "s", "fully private EM", "ppm",
+                        "fully_private", dict(d=1, alpha=0.1))
+    flat, contrast = rows_for(0.15)
+    assert flat.verdict == HOLDS and "alternative fully private EM ln T" in flat.theory
+    assert "alternative no contrast 0" in contrast.theory and counted(contrast.verdict)
+    assert contrast.slope == pytest.approx(-0.15, abs=0.05)
+    # the comparator flat too: PPM's flatness shows nothing, and the contrast is not there
+    flat, contrast = rows_for(0.0)
+    assert flat.verdict.startswith("inconclusive (PPM is flat, but")
+    assert not contrast.verdict.startswith(HOLDS)
