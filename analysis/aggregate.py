@@ -44,7 +44,7 @@ NO_PARAMS = "-"
 _NOT_CONFIG = (set(columns.MEASURED) - {"learner", "n_unlabelled", "n_test", "seed"}) | {"cell_key"}
 
 
-def _fmt(value) -> str:
+def fmt_value(value) -> str:
     """A parameter value in a key: numbers exactly and short (1.0 -> "1", 1e-08 stays)."""
     if isinstance(value, (bool, np.bool_, str)):
         return str(value)
@@ -54,7 +54,7 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def _execution_only(rows: pd.DataFrame, col: str) -> bool:
+def execution_only(rows: pd.DataFrame, col: str) -> bool:
     """Several values within one cell: the setting does not enter the cell key."""
     return "cell_key" in rows.columns and rows.groupby("cell_key")[col].nunique(dropna=False).max() > 1
 
@@ -66,10 +66,10 @@ def curve_params(df: pd.DataFrame) -> pd.Series:
     for label, rows in df.groupby("learner", sort=False):
         mine = [c for c in owned if c.startswith((columns.MAIN, f"baselines.{label}."))]
         keys = sorted((c for c in mine if rows[c].nunique(dropna=False) > 1
-                       and not _execution_only(rows, c)), key=lambda c: c.rsplit(".", 1)[1])
+                       and not execution_only(rows, c)), key=lambda c: c.rsplit(".", 1)[1])
         if not keys:
             continue
-        parts = [[f"{c.rsplit('.', 1)[1]}={_fmt(v)}" if pd.notna(v) else "" for v in rows[c]]
+        parts = [[f"{c.rsplit('.', 1)[1]}={fmt_value(v)}" if pd.notna(v) else "" for v in rows[c]]
                  for c in keys]
         out[rows.index] = [", ".join(p for p in row if p) or NO_PARAMS for row in zip(*parts)]
     return out

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from analysis.aggregate import _execution_only, _fmt
+from analysis.aggregate import execution_only, fmt_value
 
 from claims import plotting
 from claims.base import (SMOKE_NOTE, SMOKE_PREFIX, Claim, ResultStore, VerdictRow, is_smoke,
@@ -85,7 +85,7 @@ def override_series(claim: Claim, results: ResultStore) -> dict[str, list]:
             if not col.startswith(("learner.", "population.")) or col in by:
                 continue
             rows = trials.dropna(subset=[col])
-            if rows.empty or rows[col].nunique() < 2 or _execution_only(rows, col):
+            if rows.empty or rows[col].nunique() < 2 or execution_only(rows, col):
                 continue
             if rows.groupby(by, dropna=False)[col].nunique().max() > 1:
                 found.setdefault(col, set()).update(rows[col].unique().tolist())
@@ -107,8 +107,8 @@ def _series_stores(claim: Claim, results: ResultStore, series: dict[str, list]):
     """(label, file suffix, store holding that value of every series column) per combination;
     rows without the column (a baseline has no ``learner.*`` value) are in every store."""
     for combo in itertools.product(*series.values()):
-        label = ", ".join(f"{col} = {_fmt(v)}" for col, v in zip(series, combo))
-        suffix = "__" + "_".join(f"{col.rsplit('.', 1)[1]}{_fmt(v)}"
+        label = ", ".join(f"{col} = {fmt_value(v)}" for col, v in zip(series, combo))
+        suffix = "__" + "_".join(f"{col.rsplit('.', 1)[1]}{fmt_value(v)}"
                                  for col, v in zip(series, combo))
         store = ResultStore(results.root, n_boot=results.n_boot)
         for exp in claim.experiments:
@@ -158,7 +158,7 @@ def _write_series(claim: Claim, results: ResultStore, series: dict) -> list[Verd
     analysis per value (each verdict row's setting names it), one figure per value
     (``figures/<claim>__<param><value>.png``, its title naming the value and every value the
     root holds)."""
-    holds = "; ".join(f"{col} = {', '.join(_fmt(v) for v in vals)}"
+    holds = "; ".join(f"{col} = {', '.join(fmt_value(v) for v in vals)}"
                       for col, vals in series.items())
     print(f"{claim.id}: this results root holds {holds} (an override swept it): one series "
           f"per value")

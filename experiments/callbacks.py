@@ -74,7 +74,7 @@ def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
     return [[o for o in job if not o.lstrip("+~").startswith("hydra")] for job in batch]
 
 
-def _apply_value_overrides(base: DictConfig, overrides: list[str]) -> DictConfig | None:
+def apply_value_overrides(base: DictConfig, overrides: list[str]) -> DictConfig | None:
     """``base`` with ``overrides`` applied, if every one sets a leaf value; else ``None``.
 
     Composing a config costs ~0.2 s, and Hydra composes every job anyway; for the common sweep
@@ -126,7 +126,7 @@ class ValidateSweep(Callback):
                 if base is None:
                     base = compose(config_name=config.hydra.job.config_name,
                                    overrides=_base_overrides(config))
-                cfg = _apply_value_overrides(base, _sweep_only(config, overrides))
+                cfg = apply_value_overrides(base, _sweep_only(config, overrides))
             if cfg is None:
                 cfg = compose(config_name=config.hydra.job.config_name, overrides=overrides)
             try:

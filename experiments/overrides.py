@@ -127,13 +127,13 @@ def _culprit(experiment: str, overrides: list[Override], exc: BaseException, roo
     return None, None
 
 
-def _claims_of(experiment: str, suffix: str) -> str:
-    try:
-        from claims.registry import CLAIMS
-    except Exception:  # noqa: BLE001  the claims are only used to name them in a note
+def _claims_of(experiment: str, suffix: str, claims_of) -> str:
+    """The claims reading ``experiment`` (``claims_of(base name)``, given by the caller: this
+    layer does not import the claims), or ``""``."""
+    if claims_of is None:
         return ""
     base = experiment[:-len(suffix)] if suffix and experiment.endswith(suffix) else experiment
-    return "/".join(c.id for c in CLAIMS if base in c.experiments)
+    return claims_of(base)
 
 
 def _close_keys(experiment: str, ov: Override) -> str:
@@ -156,10 +156,11 @@ def _close_keys(experiment: str, ov: Override) -> str:
 
 
 def check(experiments: list[str], args: list[str], results_root: str,
-          suffix: str = "") -> Result:
-    """Sort ``experiments`` (config names) by whether they can take the overrides ``args``."""
+          suffix: str = "", claims_of=None) -> Result:
+    """Sort ``experiments`` (config names) by whether they can take the overrides ``args``;
+    ``claims_of(name)`` names the claims reading a sweep in the notes (e.g. ``"C5"``)."""
     from experiments.pipeline import validate_config
-    from experiments.callbacks import _apply_value_overrides
+    from experiments.callbacks import apply_value_overrides
     from experiments.schema import register_configs
 
     res = Result()
@@ -188,7 +189,7 @@ def check(experiments: list[str], args: list[str], results_root: str,
                     if list(combo) == first:
                         continue
                     changed = [c for c, f in zip(combo, first) if c != f]
-                    other = _apply_value_overrides(cfg, changed)
+                    other = apply_value_overrides(cfg, changed)
                     if other is None:
                         other = _compose(exp, [f"results_root={results_root}", *combo])
                     validate_config(other)
@@ -229,11 +230,11 @@ def check(experiments: list[str], args: list[str], results_root: str,
             named = f"every selected sweep ({len(where)})"
         elif len(where) == 1:
             (e, v), = where
-            named = f"{_claims_of(e, suffix) or e} ({e}: {ov.key} over {v})"
+            named = f"{_claims_of(e, suffix, claims_of) or e} ({e}: {ov.key} over {v})"
         else:  # grouped by claim, without the values: one readable line
             by_claim: dict[str, list[str]] = {}
             for e, _ in where:
-                by_claim.setdefault(_claims_of(e, suffix) or e, []).append(e)
+                by_claim.setdefault(_claims_of(e, suffix, claims_of) or e, []).append(e)
             named = ", ".join(f"{c} ({' '.join(es)})" for c, es in by_claim.items())
         if ov.sweep:
             res.notes.append(f"note: {line} replaces the values of an axis swept by {named}")

@@ -140,6 +140,12 @@ def reused_trials(sweep_dirs: list[Path], results: str, since: float) -> tuple[i
     return reused, len(seen) - reused
 
 
+def _claims_of(experiment: str) -> str:
+    """The claims reading a sweep, for the override notes (e.g. "C5")."""
+    from claims.registry import CLAIMS
+    return "/".join(c.id for c in CLAIMS if experiment in c.experiments)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("experiments", nargs="*")
@@ -169,7 +175,8 @@ def main(argv=None) -> int:
         _say(f"== checking ARGS against {len(names)} sweep(s) before any trial runs")
         try:
             from experiments import overrides
-            res = overrides.check([n + a.suffix for n in names], extra, a.results, a.suffix)
+            res = overrides.check([n + a.suffix for n in names], extra, a.results, a.suffix,
+                                  claims_of=_claims_of)
         except KeyboardInterrupt:
             _say("interrupted while checking ARGS: no sweep started, nothing computed", err=True)
             return 130

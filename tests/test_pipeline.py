@@ -357,7 +357,7 @@ def test_fast_sweep_validation_equals_composition(experiment):
     that composing the job gives."""
     from omegaconf import OmegaConf
 
-    from experiments.callbacks import _apply_value_overrides
+    from experiments.callbacks import apply_value_overrides
 
     register_configs()
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
@@ -365,14 +365,14 @@ def test_fast_sweep_validation_equals_composition(experiment):
         params = {k: str(v).split(",")[-1] for k, v in base.hydra.sweeper.params.items()} \
             if "hydra" in base else {}
         job = [f"{k}={v}" for k, v in params.items()] or ["n=7"]
-        fast = _apply_value_overrides(base, job)
+        fast = apply_value_overrides(base, job)
         full = compose(config_name="config", overrides=[f"experiment={experiment}", *job])
     assert fast is not None
     full = OmegaConf.to_container(full, resolve=True)
     full.pop("hydra", None)
     assert OmegaConf.to_container(fast, resolve=True) == full
     with pytest.raises(Exception):
-        _apply_value_overrides(base, ["population.nope=3"]) or (_ for _ in ()).throw(KeyError())
+        apply_value_overrides(base, ["population.nope=3"]) or (_ for _ in ()).throw(KeyError())
 
 
 def test_cached_trials_report_this_runs_execution_settings(tmp_path):
