@@ -43,8 +43,7 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
-from claims.verdicts import (FAILS, HOLDS, fmt_slope, rate_verdict, theory_with_alternative,
-                             verdict)
+from claims.verdicts import FAILS, HOLDS, fmt_slope, rate_verdict, theory_with_alternative
 from analysis.sample_complexity import empirical_sample_complexity
 from analysis.slopes import sample_complexity_slope_paired
 from ppm.semi_supervised.active import pool_size

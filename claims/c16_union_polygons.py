@@ -154,7 +154,7 @@ def foil_rows(trials, bc: dict) -> list[VerdictRow]:
         paper="unions of polygons are learnable (Thm 5.1); the target is not convex",
         measured="mean error [95%]: " + "; ".join(parts),
         theory=f"below the best error of any convex set, {', '.join(f'{x:g}' for x in bcs)} "
-               f"(exact)",
+               f"(exact); alternative: at or above it (no better than a convex learner)",
         verdict=v, d=2, extra=f"{MAIN}; foil"))
     conv = trials[trials.learner == CONVEX]
     if not conv.empty:
