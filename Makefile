@@ -137,7 +137,7 @@ export MKL_NUM_THREADS := 1
 
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test test-slurm reproduce audit c4-inputs figures notebook bench clean-cache clean
+.PHONY: install test test-fast test-slurm reproduce audit c4-inputs figures notebook bench clean-cache clean
 
 install: $(STAMP) $(if $(strip $(GPU)),$(VENV)/.gpu-stamp)
 
@@ -155,6 +155,12 @@ $(STAMP): requirements.lock pyproject.toml
 test: $(STAMP)
 	@$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# The fast tier: every test but those marked slow (tests/conftest.py SLOW: end-to-end runs,
+# the CUDA simulator, many-draw frequency tests); docs/developing.md gives both durations.
+test-fast: $(STAMP)
+	@$(PY) -m pytest -q -p no:cacheprovider -m "not slow"; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test-fast: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # Brings up a one-node SLURM (scripts/slurm_cluster.sh), runs tests/test_slurm.py against it (a
 # sweep through the SLURM launcher vs the same sweep run locally, and a preempted sweep resumed),
