@@ -30,7 +30,6 @@ import math
 import numpy as np
 import pandas as pd
 
-from scipy.optimize import brentq
 
 from ppm.validation import check_open_unit, check_positive_int, check_random_state
 from analysis.sample_complexity import (check_alphas,
@@ -40,8 +39,7 @@ from analysis.sample_complexity import (check_alphas,
                                         loglog_slope)
 from analysis.slopes import bootstrap
 
-__all__ = ["sample_complexity_slope_pooled", "common_slope", "increments_exponent",
-           "increments_ratio", "sample_complexity_exponent_pooled"]
+__all__ = ["sample_complexity_slope_pooled", "common_slope", "split_datasets", "shared_resample"]
 
 
 def common_slope(x, y, groups) -> float:
@@ -58,7 +56,7 @@ def common_slope(x, y, groups) -> float:
     return float(dx @ dy) / den if den > 0 else math.nan
 
 
-def _datasets(df, x_col, by, sample_col, n_col, error_col, trial_col):
+def split_datasets(df, x_col, by, sample_col, n_col, error_col, trial_col):
     """Per (by key, x): ``(ns, errs)`` with errors ordered by trial, and its sample group."""
     keys, datasets, sample_of, trial_ids = [], [], [], []
     for key, g in df.groupby([*by, x_col], sort=True):
@@ -79,7 +77,7 @@ def _datasets(df, x_col, by, sample_col, n_col, error_col, trial_col):
     return keys, datasets, sample_of, trial_ids
 
 
-def _shared_resample(datasets, sample_of, trial_ids, used, partial=False):
+def shared_resample(datasets, sample_of, trial_ids, used, partial=False):
     """``resample(rng)``: one draw of trial indices per (sample group, x, n), applied to every
     used dataset of that sample group, which must hold the same trials at the same n (the
     datasets no pooled setting reads are passed through unchanged). ``partial``: sample groups
@@ -175,7 +173,7 @@ def sample_complexity_slope_pooled(df, x_col, by, alphas, beta, *, sample_col, n
     check_n_values(df, n_col)
     if np.any(df[x_col].to_numpy(dtype=float) <= 0):
         raise ValueError(f"column {x_col!r} must be positive for a log-log slope")
-    keys, datasets, sample_of, trial_ids = _datasets(df, x_col, by, sample_col, n_col,
+    keys, datasets, sample_of, trial_ids = split_datasets(df, x_col, by, sample_col, n_col,
                                                      error_col, trial_col)
     xs_all = np.sort(df[x_col].unique().astype(float))
     cells, groups, settings, per_setting, excluded = [], [], [], {}, []
@@ -196,7 +194,7 @@ def sample_complexity_slope_pooled(df, x_col, by, alphas, beta, *, sample_col, n
     def slope_fn(x, y, idx):
         return common_slope(x, y, groups[idx])
 
-    resample = _shared_resample(datasets, sample_of, trial_ids, {c[0] for c in cells})
+    resample = shared_resample(datasets, sample_of, trial_ids, {c[0] for c in cells})
     if not cells:
         res = {"slope": math.nan, "lo": math.nan, "hi": math.nan, "se": math.nan,
                "n_points": 0, "n_boot_valid": 0, "censored_frac": math.nan}
@@ -205,136 +203,3 @@ def sample_complexity_slope_pooled(df, x_col, by, alphas, beta, *, sample_col, n
                          slope_fn=slope_fn, curve_id=sample_of)
     res.update(settings=settings, per_setting=per_setting, excluded=excluded)
     return res
-
-
-# --------------------------------------------------------------------------------------------
-# the exponent without the constant: n = a + b x^p at three x
-# --------------------------------------------------------------------------------------------
-
-P_RANGE = (-10.0, 10.0)  # exponents reported; a ratio beyond them is clipped to their ends
-
-
-def increments_exponent(ratio: float, xs) -> float:
-    """The exponent ``p`` of ``n = a + b x^p`` whose increments ratio over ``x1 < x2 < x3`` is
-    ``ratio = (n(x3) - n(x2)) / (n(x2) - n(x1)) = (x3^p - x2^p) / (x2^p - x1^p)``.
-
-    The ratio does not depend on ``a`` nor ``b``: this reads the growth in x free of the
-    constant term, which a log-log slope mixes in (at x = 1, 2, 3 a log-log slope of ``a + b
-    x^2`` is below 2 by an amount that depends on ``a/b``). At x = 1, 2, 3: ratio 1 for p = 1,
-    5/3 for p = 2. The map is increasing in ``p``; a ratio ``<= 0`` (n not monotone) or beyond
-    :data:`P_RANGE` gives the range's end. ``nan`` for a nan ratio.
-    """
-    x1, x2, x3 = (float(v) for v in xs)
-    if not (0 < x1 < x2 < x3):
-        raise ValueError(f"need three increasing positive x, got {xs!r}")
-    if not np.isfinite(ratio):
-        return math.nan if np.isnan(ratio) else P_RANGE[1]
-
-    def g(p):
-        if abs(p) < 1e-9:
-            return (math.log(x3) - math.log(x2)) / (math.log(x2) - math.log(x1))
-        return (x3 ** p - x2 ** p) / (x2 ** p - x1 ** p)
-    lo, hi = P_RANGE
-    if ratio <= g(lo):
-        return lo
-    if ratio >= g(hi):
-        return hi
-    return float(brentq(lambda p: g(p) - ratio, lo, hi, xtol=1e-10))
-
-
-def increments_ratio(n_hat, groups) -> float:
-    """Pooled increments ratio ``sum_s (n[s, x3] - n[s, x2]) / sum_s (n[s, x2] - n[s, x1])``:
-    ``n_hat`` holds three values per group (in x order). Pooling the increments before the
-    ratio weights the settings by their own scale (a setting with a larger b has larger
-    increments) and keeps a denominator near 0 in one setting from dominating."""
-    n_hat = np.asarray(n_hat, dtype=float)
-    g = np.asarray(groups)
-    num = den = 0.0
-    for k in np.unique(g):
-        v = n_hat[g == k]
-        num += v[2] - v[1]
-        den += v[1] - v[0]
-    return num / den if den > 0 else (math.inf if num > 0 else math.nan)
-
-
-def sample_complexity_exponent_pooled(df, x_col, by, alphas, beta, *, sample_col, n_col="n",
-                                      error_col="error", trial_col="trial", n_boot=200,
-                                      random_state=0, level=0.95) -> dict:
-    """The exponent ``p`` of ``n_hat = a[s] + b[s] x^p`` pooled over the settings ``s`` (``by``
-    group, alpha), from the pooled increments ratio (:func:`increments_ratio`,
-    :func:`increments_exponent`): exactly three ``x`` (e.g. d = 1, 2, 3).
-
-    Censored cells enter as bounds, not dropped: a setting whose ``n_hat`` is right-censored at
-    the largest ``x`` (beyond the grid there) enters at that grid's largest ``n``, a lower bound
-    on ``n(x3)``, so its increment ``n(x3) - n(x2)`` is a lower bound, and so is the pooled
-    ratio and the exponent: ``direction`` is then ``"lower bound"`` (else ``""``). Dropping such
-    settings instead biases the exponent toward the settings that stay measurable, i.e. down
-    when the censored ones grow fastest. A setting censored at ``x1`` or ``x2`` (or
-    left-censored anywhere) has no bound of a known direction and is excluded (``excluded``).
-    Bootstrap as :func:`sample_complexity_slope_pooled` (trial indices drawn once per sample
-    group, ``n_hat`` drawn in its grid bracket, replicate-censored cells at the grid's edge);
-    the interval is the percentile interval of ``p`` (a monotone map of the ratio).
-
-    Returns ``dict(slope, lo, hi, ...)`` as :func:`sample_complexity_slope_pooled` (``slope``:
-    the exponent ``p``) plus ``ratio``, ``direction``, ``bounded`` (the settings entering with
-    a right-censored cell) and ``settings`` / ``excluded``.
-    """
-    alpha_of = ({k: check_alphas(v) for k, v in alphas.items()} if isinstance(alphas, dict)
-                else None)
-    alphas = None if alpha_of is not None else check_alphas(alphas)
-    beta = check_open_unit(beta, "beta")
-    n_boot = check_positive_int(n_boot, "n_boot", minimum=0)
-    level = check_open_unit(level, "level")
-    rng = check_random_state(random_state)
-    by = [by] if isinstance(by, str) else list(by)
-    check_df(df, [x_col, *by, n_col, error_col, trial_col, sample_col],
-             [x_col, n_col, error_col])
-    check_n_values(df, n_col)
-    xs_all = np.sort(df[x_col].unique().astype(float))
-    if xs_all.size != 3:
-        raise ValueError(f"the increments exponent needs exactly three {x_col}, got {xs_all}")
-    keys, datasets, sample_of, trial_ids = _datasets(df, x_col, by, sample_col, n_col,
-                                                     error_col, trial_col)
-    cells, groups, settings, bounded, excluded = [], [], [], [], []
-    for label, present, vals in _setting_cells(keys, datasets, by, alphas, alpha_of, xs_all,
-                                               x_col, beta, excluded):
-        cens = [c for _, c in vals]
-        if cens[0] or cens[1] or cens[2] == "left":
-            excluded.append((*label, f"n_hat censored at {x_col} = " + ", ".join(
-                f"{x:g} ({c})" for x, c in zip(xs_all, cens) if c)
-                + ": a bound of no known direction"))
-            continue
-        if cens[2] == "right":
-            bounded.append(label)
-        settings.append(label)
-        cells += [(i, label[1], float(x)) for i, x in zip(present, xs_all)]
-        groups += [len(settings) - 1] * 3
-    groups = np.asarray(groups, dtype=int)
-
-    def exponent(x, y, idx):
-        return increments_exponent(increments_ratio(y, groups[idx]), xs_all)
-
-    res = {"slope": math.nan, "lo": math.nan, "hi": math.nan, "se": math.nan, "n_points": 0,
-           "n_boot_valid": 0, "censored_frac": math.nan, "resolution": (math.nan, math.nan),
-           "bounds": 0}
-    if cells:
-        resample = _shared_resample(datasets, sample_of, trial_ids, {c[0] for c in cells},
-                                    partial=True)
-        res = bootstrap(datasets, cells, beta, n_boot, rng, level, resample=resample,
-                        slope_fn=exponent, keep_censored=True, curve_id=sample_of)
-        # the ratio at the point estimate (the exponent's monotone preimage)
-        res["ratio"] = float(_point_ratio(datasets, cells, groups, beta))
-    else:
-        res["ratio"] = math.nan
-    res.update(settings=settings, bounded=bounded, excluded=excluded,
-               direction="lower bound" if bounded else "")
-    return res
-
-
-def _point_ratio(datasets, cells, groups, beta) -> float:
-    vals = []
-    for di, a, _ in cells:
-        ns, errs = datasets[di]
-        v, c = interpolate_n_hat(ns, np.array([np.mean(e <= a) for e in errs]), 1.0 - beta)
-        vals.append(ns[-1] if c == "right" else v)
-    return increments_ratio(vals, groups)

@@ -137,6 +137,9 @@ def test_committed_n_hat_is_what_the_code_computes_from_the_committed_trials(exp
     # sweep follow the same code path with a larger class
     ("c4_dimension_d3_wpub", ["learner.epsilon=1.0", "n=80"]),
     ("c4_epsilon_fit_d3", ["learner.epsilon=2.0", "n=64"]),
+    # made on an H100 (learner.device=cuda; |G| = 3.5e9 over the two trials, ~10 s here): the
+    # GPU's rows are the CPU's
+    ("c4_wpub06_d3", ["learner.epsilon=10.0", "n=288"]),
 ])
 def test_committed_long_rows_are_recomputed_exactly(experiment, cell, tmp_path):
     """Two trials of one committed cell of a long experiment (its trials are restored, not
