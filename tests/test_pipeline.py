@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -40,8 +41,16 @@ def _makefile_experiments() -> list[str]:
     """The sweeps of make reproduce, as make expands them (the Makefile reads the registry)."""
     res = subprocess.run(["make", "--no-print-directory", "-n", "reproduce", f"PY={sys.executable}",
                           "STAMP="], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    line = next(ln for ln in res.stdout.splitlines() if "scripts.aggregate" in ln)
-    return [p.removeprefix("outputs/") for p in line.split() if p.startswith("outputs/")]
+    line = next(ln for ln in res.stdout.splitlines() if "scripts.run_sweeps" in ln)
+    words = shlex.split(line.split("scripts.run_sweeps", 1)[1].split(";")[0])
+    names, i = [], 0
+    while i < len(words):  # options and their values, then the sweeps
+        if words[i].startswith("--"):  # a flag, or an option and its value
+            i += 1 if words[i] in ("--verbose", "--no-aggregate") else 2
+            continue
+        names.append(words[i])
+        i += 1
+    return names
 
 
 def test_there_are_experiments():
