@@ -99,6 +99,12 @@ def apply_value_overrides(base: DictConfig, overrides: list[str]) -> DictConfig 
 _MISSING = object()
 
 
+def _one_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (omegaconf appends ``full_key:``/``object_type`` lines)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _check_launcher(config: DictConfig) -> None:
     n_jobs = config.hydra.launcher.get("n_jobs", 1)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
@@ -121,20 +127,22 @@ class ValidateSweep(Callback):
         jobs = sweep_job_overrides(config)
         base = None
         for overrides in jobs:
-            cfg = None
-            if all(not o.startswith(("+", "~")) for o in overrides):
-                if base is None:
-                    base = compose(config_name=config.hydra.job.config_name,
-                                   overrides=_base_overrides(config))
-                cfg = apply_value_overrides(base, _sweep_only(config, overrides))
-            if cfg is None:
-                cfg = compose(config_name=config.hydra.job.config_name, overrides=overrides)
+            # Hydra turns an Exception raised in a callback into a warning and goes on (the
+            # sweep would launch); SystemExit is not caught, so any failure to build or validate
+            # a job's config stops the sweep here, before any job starts.
             try:
+                cfg = None
+                if all(not o.startswith(("+", "~")) for o in overrides):
+                    if base is None:
+                        base = compose(config_name=config.hydra.job.config_name,
+                                       overrides=_base_overrides(config))
+                    cfg = apply_value_overrides(base, _sweep_only(config, overrides))
+                if cfg is None:
+                    cfg = compose(config_name=config.hydra.job.config_name, overrides=overrides)
                 validate_config(cfg)
-            except (ValueError, TypeError) as exc:
-                # Hydra turns an Exception raised in a callback into a warning and goes on;
-                # SystemExit is not caught, so the sweep stops here, before any job starts.
-                raise SystemExit(f"Invalid sweep job [{' '.join(overrides)}]: {exc}") from exc
+            except Exception as exc:
+                raise SystemExit(f"Invalid sweep job [{' '.join(overrides)}]: "
+                                 f"{_one_line(exc)}") from exc
         log.info("validated %d sweep jobs", len(jobs))
         progress = _progress_dir(config)
         if progress.exists():

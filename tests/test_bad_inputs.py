@@ -73,6 +73,9 @@ def _assert_readable_rejection(res, must: list[str], results_root: Path) -> None
     out = res.stdout + res.stderr
     assert res.returncode != 0, out[-2000:]
     assert "Traceback" not in out, out[-2000:]
+    # Hydra downgrades an exception in a callback to this warning and launches the sweep anyway
+    # (whether a trial then lands before the bad job fails is a race): never rely on that
+    assert "raised" not in out or "Callback" not in out, out[-2000:]
     last = res.stderr.strip().splitlines()[-1]
     assert last.startswith("error: "), res.stderr[-2000:]
     for text in must:
