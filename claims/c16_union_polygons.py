@@ -11,19 +11,42 @@ cover by triangles (:class:`ppm.set_cover.GreedyTriangleCover`) on the same popu
 ``c16_theorem_budget``: the union learner alone at the theorem's budget, ``(eps, delta) =
 (0.9, 1e-6)`` with Claim 3.4's per-round ``eps_hat = 0.0143`` (``c16_union_polygons`` runs the
 documented ``epsilon_hat = 0.5`` so that the foil and the learner share samples at sizes where
-both learn), b in {6, 12, 16, 20}: the same slope rule and explicit bound.
+both learn), b in {6, 12, 16, 20}: the same rows.
 
 Rows and their rules:
 
-* the union learner, per alpha: the slope of ``log n_hat`` against ``log b``. Theorem 5.1 is an
-  upper bound whose ``T`` enters through the exponential mechanism's loss per round: a triangle
-  is three points of the dual box, each in a cell of area ``>= T^-4 / 4`` (Claim 4.5), so
-  Lemma 4.6's argument on the product measure loses ``3 (8 / eps_s) ln(2T / beta_s)``
-  [reconstructed: section 5 states the theorem without this lemma]. ``n ~ b ln 2 + ln(2 /
-  beta)`` gives the band's lower edge (its additive constant flattens the slope), pure ``b``
-  the upper edge 1, as for C12: :func:`claims.verdicts.upper_bound_verdict` (a slope below the
-  band is the finding "faster than the worst case", never "holds"); the verdict also says
-  whether every ``n_hat`` is below the explicit form :func:`theorem_bound` (constant 1);
+* the union learner, one counted row per experiment: ``d n_hat / d ln T``, the samples one
+  more unit of ``ln T`` costs (least squares of ``n_hat`` on ``ln T``,
+  :func:`analysis.slopes.linear_in_log_x`), with the bootstrap interval over trials of
+  :func:`analysis.slopes.sample_complexity_slope_against` (each replicate reads every
+  ``n_hat`` at a uniform position of its grid bracket and the interval is widened to contain
+  the grid's own spread, so it is never narrower than the ``n`` grid resolves; a censored
+  cell enters at the grid's edge as a bound and the estimate is then a bound, deciding only
+  on its side). Theorem 5.1's ``T`` enters only through the exponential mechanism's loss per
+  round: a triangle is three points of the dual box, each in a cell of area ``>= T^-4 / 4``
+  (Claim 4.5), so Lemma 4.6's argument on the product measure loses
+  ``lambda = 3 (8 / eps_s) ln(2T / beta_s)``, ``eps_s = eps_hat / 2`` (the selection's
+  density ``exp(eps_hat q / 2)``) [reconstructed: section 5 states the theorem without this
+  lemma], and Theorem 3.2 pays ``k ln(1/alpha) / alpha`` samples per unit of ``lambda``. The
+  mechanism's ``ln T`` coefficient is therefore ``C = (k ln(1/alpha) / alpha) x 3 x 8 /
+  (eps_hat / 2) = 48 k ln(1/alpha) / (alpha eps_hat)`` (:func:`mechanism_ln_t_coefficient`;
+  constant 1, an upper bound). The prediction: ``0 < d n_hat / d ln T <= C``; the
+  alternative the claim argues against: a ``T``-free cost, ``d n_hat / d ln T = 0`` (the VC
+  dimension of unions of two triangles does not depend on ``T``: what the non-private greedy
+  pays). The bands (:func:`ln_t_tolerance`): a margin ``m`` = the slope rows' equivalence
+  margin ``SLOPE_TOL`` on the elasticity ``d ln n_hat / d ln ln T``, in samples per unit
+  ``ln T`` at the cells' mean (``SLOPE_TOL x mean n_hat / mean ln T``), never less than the
+  half-spread of the slope the ``n`` grid alone gives; the alternative's band is ``[-m, m]``,
+  the prediction's ``(m, C + m]``; the rule is
+  :func:`claims.verdicts.rate_verdict` (inside the prediction's band: holds; inside the
+  alternative's: does not hold; above ``C + m``: does not hold, ``T`` costs more than the
+  mechanism explains; meeting both: "inconclusive (cannot separate ...)" with the trials per
+  cell that would). The alpha of the row is the one with the most uncensored ``T`` (the
+  smaller alpha on a tie); the alphas of one experiment read the same trials, so one counts;
+* breakdown (not counted), per alpha: the slope of ``log n_hat`` against ``log b``, with the
+  band of C12 (``n ~ b ln 2 + ln(2 / beta)`` gives its lower edge, pure ``b`` the upper edge 1)
+  and whether every ``n_hat`` is below the explicit form :func:`theorem_bound` (constant 1),
+  and that alpha's ``d n_hat / d ln T``;
 * the foil (counted): at the largest ``n`` of every ``T`` the union learner's mean error lies
   below the best error of ANY convex set, computed exactly
   (:meth:`ppm.set_cover.GridTriangles.best_convex_error`): "holds" if the upper end of its 95%
@@ -34,11 +57,6 @@ Rows and their rules:
   differ by at most 1);
 * the convex learner: its error can never go below the best convex error (every conjunction of
   halfplanes is convex), so the design fixes the outcome: a built-in check, not counted;
-* one fact, one row: the alphas of one experiment read the same trials, so each experiment
-  has one counted slope row (:func:`one_row_per_experiment`); its measured column also gives
-  ``d n_hat / d ln T`` (least squares, bootstrap) against the exponential mechanism's ``ln T``
-  coefficient ``k ln(1/alpha)/alpha x 3 (8 / eps_s)`` (constant 1, an upper bound: the verdict
-  says if the interval lies above it); the slope's alternative is a ``T``-free cost;
 * greedy: the slope of its ``n_hat`` against ``log b``, against 0 (the VC dimension of unions
   of two triangles does not depend on ``T``): a non-private reference row, not counted.
 """
@@ -55,8 +73,9 @@ from analysis.sample_complexity import loglog_slope
 from analysis.slopes import linear_in_log_x, sample_complexity_slope_against
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import (check_verdict, counted, explicit_bound_note, fmt_interval,
+from claims.verdicts import (check_verdict, explicit_bound_note, fmt_interval,
                              fmt_slope, mean_ci, rate_verdict, theory_with_alternative, verdict)
+from claims.verdicts import SLOPE_TOL
 from ppm.set_cover import GridTriangles
 from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds, per_round_epsilon
 
@@ -179,27 +198,73 @@ def _bits(trials):
     return trials.assign(b=np.log2(trials[T].astype(float)))
 
 
+def mechanism_ln_t_coefficient(k: int, alpha: float, epsilon_hat: float) -> float:
+    """The exponential mechanism's ``ln T`` coefficient in samples (module docstring): Theorem
+    3.2's ``k ln(1/alpha) / alpha`` samples per unit of loss times the loss per unit of ``ln T``
+    of one triangle selection, ``3 x 8 / eps_s`` with ``eps_s = epsilon_hat / 2`` (Lemma 4.6 on
+    each of the three dual coordinates). Constant 1: an upper bound."""
+    return k * math.log(1 / alpha) / alpha * 3 * 8 / (epsilon_hat / 2)
+
+
+def ln_t_tolerance(fit: dict, n_hats, Ts) -> float:
+    """The bands' margin for ``d n_hat / d ln T`` (module docstring): the slope rows'
+    equivalence margin :data:`claims.verdicts.SLOPE_TOL` on the elasticity ``d ln n_hat /
+    d ln ln T``, in samples per unit ``ln T`` at the cells' mean (``SLOPE_TOL x mean n_hat /
+    mean ln T``), and never less than ``h``, half the spread of the slope the ``n`` grid alone
+    gives (``fit["resolution"]``). NaN without a finite ``n_hat``."""
+    n_hats, Ts = np.asarray(n_hats, dtype=float), np.asarray(Ts, dtype=float)
+    ok = np.isfinite(n_hats) & (Ts > 1)
+    if not ok.any():
+        return math.nan
+    tol = SLOPE_TOL * float(n_hats[ok].mean()) / float(np.log(Ts[ok]).mean())
+    r_lo, r_hi = fit.get("resolution", (math.nan, math.nan))
+    if np.isfinite(r_lo) and np.isfinite(r_hi):
+        tol = max(tol, (r_hi - r_lo) / 2)
+    return tol
+
+
+LN_T_NAMES = ("the mechanism's ln T cost", "a T-free cost")
+
+
+def ln_t_verdict(fit: dict, coef: float, tol: float) -> str:
+    """The counted rule of ``d n_hat / d ln T`` (module docstring): the prediction ``(0, C]``
+    and the alternative ``0`` with the bands ``(tol, C + tol]`` and ``[-tol, tol]``, passed to
+    :func:`claims.verdicts.rate_verdict` as the ranges ``(2 tol, C)`` and ``(0, 0)`` with the
+    margin ``tol`` (which widens them to exactly these bands)."""
+    if not (np.isfinite(tol) and tol > 0):
+        return "inconclusive (no margin: the bands cannot be set)"
+    return rate_verdict(fit, (2 * tol, coef), (0.0, 0.0), LN_T_NAMES, tol=tol)
+
+
+def _nhat_text(nh, sub) -> str:
+    ok = plotting.uncensored(nh)
+    txt = ", ".join(f"b={int(math.log2(t))}: {v:.0f}"
+                    for t, v in zip(nh[T][ok], nh["n_hat"].to_numpy()[ok]))
+    cens = int(plotting.right_censored(nh).sum())
+    return txt + (f"; {cens} of {len(nh)} T right-censored (n_hat > {int(sub['n'].max())})"
+                  if cens else "")
+
+
 def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
                label: str = "") -> list[VerdictRow]:
     bs = np.sort(trials["b"].unique())
     th_lo = loglog_slope(bs, bs * math.log(2) + math.log(2 / beta))[0]
     rng_txt = f"T=2^{int(bs.min())}..2^{int(bs.max())}"
     sub = trials[trials.learner == learner]
-    rows = []
+    rows, ln_fits = [], {}
     for alpha in alphas_of(nhat):
         fit = sample_complexity_slope_against(sub, "b", alpha, beta, error_col=ERROR_COL,
                                               n_boot=n_boot)
         nh = nhat[(nhat.learner == learner) & (nhat.alpha == alpha)].sort_values(T)
         ok = plotting.uncensored(nh)
         vals = nh["n_hat"].to_numpy()[ok]
-        txt = ", ".join(f"b={int(math.log2(t))}: {v:.0f}" for t, v in zip(nh[T][ok], vals))
+        txt = _nhat_text(nh, sub)
         cens = int(plotting.right_censored(nh).sum())
-        txt += f"; {cens} of {len(nh)} T right-censored (n_hat > {int(sub['n'].max())})" \
-            if cens else ""
         if learner == MAIN:
             eps, delta = first(sub, "learner.epsilon"), first(sub, "learner.delta")
             eh, priv, eps_col = run_privacy(sub, "learner")
-            bound = np.array([theorem_bound(t, alpha, beta, eps, delta, eh, first(sub, "learner.k", int))
+            k = first(sub, "learner.k", int)
+            bound = np.array([theorem_bound(t, alpha, beta, eps, delta, eh, k)
                               for t in nh[T][ok]], dtype=float)
             below = bool(ok.any() and np.all(vals <= bound))
             v = explicit_bound_note(rate_verdict(fit, (th_lo, 1.0), (0.0, 0.0),
@@ -207,14 +272,13 @@ def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
                                     below)
             if fit["n_points"] < 3 and cens:
                 v = f"inconclusive (right-censored at {cens} of {len(nh)} T)"
-            # d n_hat / d ln T against the exponential mechanism's ln T coefficient (constant
-            # 1): lambda = 3 (8 / eps_s) ln(2T / beta_s), times k ln(1/alpha)/alpha
             per_ln = sample_complexity_slope_against(sub, T, alpha, beta, error_col=ERROR_COL,
                                                      n_boot=n_boot, slope_fn=linear_in_log_x)
-            coef = (first(sub, "learner.k", int) * math.log(1 / alpha) / alpha
-                    * 3 * 8 / (eh / 2))
-            if np.isfinite(per_ln["lo"]) and per_ln["lo"] > coef:
-                v += " (and d n_hat / d ln T exceeds the mechanism's ln T coefficient)"
+            coef = mechanism_ln_t_coefficient(k, alpha, eh)
+            # the margin at this alpha's cells (censored ones at the grid's largest n)
+            nv = np.where(ok, nh["n_hat"].to_numpy(float), float(sub["n"].max()))
+            tol = ln_t_tolerance(per_ln, nv, nh[T].to_numpy(float))
+            ln_fits[float(alpha)] = (per_ln, coef, tol, txt, eh, priv, eps_col)
             txt += (f"; d n_hat / d ln T = "
                     f"{fmt_interval(per_ln['slope'], per_ln['lo'], per_ln['hi'], 0)} vs the "
                     f"mechanism's ln T coefficient {coef:.3g} (constant 1: an upper bound)")
@@ -238,25 +302,50 @@ def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
             theory=theory, looseness=looseness, verdict=v, slope=fit["slope"],
             slope_lo=fit["lo"], slope_hi=fit["hi"], d=2, epsilon=eps_col, alpha=float(alpha),
             extra=f"{learner}{label}; {rng_txt}"))
-    if learner == MAIN:
-        one_row_per_experiment(rows)
+    if learner == MAIN and ln_fits:
+        a = counted_alpha({al: f[0] for al, f in ln_fits.items()})
+        for r in rows:
+            r.verdict = (f"breakdown (not counted: this experiment's counted row is d n_hat / "
+                         f"d ln T at alpha = {a:g}): {r.verdict}")
+        rows.insert(0, ln_t_row(a, *ln_fits[a], label=label, rng_txt=rng_txt))
     return rows
 
 
-def one_row_per_experiment(rows) -> None:
-    """The alphas of one experiment read the same trials: one counted row (the alpha with the
-    most uncensored T, the smaller alpha on a tie), the others shown, not counted."""
-    live = [r for r in rows if counted(r.verdict)]
-    if len(live) < 2:
-        return
+def counted_alpha(fits: dict) -> float:
+    """The alpha of an experiment's counted row: the most uncensored ``T`` (the fits'
+    ``n_points``), the smaller alpha on a tie. The alphas read the same trials: one counts."""
+    return min(fits, key=lambda a: (-fits[a]["n_points"], a))
 
-    def n_unc(r):
-        return r.measured.split("; n_hat ", 1)[-1].split(";")[0].count("b=")
-    keep = max(live, key=lambda r: (n_unc(r), -r.alpha))
-    for r in live:
-        if r is not keep:
-            r.verdict = (f"same measurement as alpha = {keep.alpha:g} (the same trials: one "
-                         f"experiment, one counted row; not counted): {r.verdict}")
+
+def ln_t_row(alpha, fit, coef, tol, nhat_txt, eh, priv, eps_col, *, label: str,
+             rng_txt: str) -> VerdictRow:
+    """The experiment's counted row: ``d n_hat / d ln T`` against the mechanism's ``ln T``
+    coefficient and a ``T``-free cost (module docstring)."""
+    bands = (f"margin {tol:.0f} (elasticity margin {SLOPE_TOL:g} at the cells' mean n_hat / ln T,"
+             f" at least the n grid's half-width): prediction (0, {coef:.3g}], band "
+             f"({tol:.0f}, {coef + tol:.3g}]; alternative 0, band [-{tol:.0f}, {tol:.0f}]"
+             if np.isfinite(tol) and tol > 0 else "no margin: no bands")
+    direction = fit.get("direction", "") or ""
+    res = fit.get("resolution", (math.nan, math.nan))
+    return VerdictRow(
+        claim="C16", figure=EXPERIMENT,
+        setting=f"{LABELS[MAIN]}{label}, {rng_txt}, alpha={alpha:g}: d n_hat / d ln T; {priv}",
+        paper="T enters n only through the exponential mechanism's loss, O(k log T / "
+              "(alpha eps)) (Thm 5.1; Lemma 4.6 on 3 dual coordinates, Claim 4.5)",
+        measured=(f"d n_hat / d ln T = {fmt_interval(fit['slope'], fit['lo'], fit['hi'], 0)} "
+                  f"samples per unit ln T (least squares over {fit['n_cells']} T, bootstrap "
+                  f"over trials; the n grid alone spans [{res[0]:.0f}, {res[1]:.0f}])"
+                  + (f", a {direction} (censored cells)" if direction else "")
+                  + f"; n_hat {nhat_txt}"),
+        theory=(f"the mechanism's ln T coefficient C = 48 k ln(1/alpha) / (alpha eps_hat) = "
+                f"{coef:.3g} (Thm 3.2 x 3 x Lemma 4.6's 8/eps_s, eps_s = eps_hat/2 = {eh / 2:.3g};"
+                f" constant 1: an upper bound), so 0 < d n_hat / d ln T <= C; alternative: a "
+                f"T-free cost, 0 (the VC bound of unions of 2 triangles, what the non-private "
+                f"greedy pays); {bands}"),
+        looseness=coef / fit["slope"] if fit["slope"] > 0 else math.nan,
+        verdict=ln_t_verdict(fit, coef, tol), slope=fit["slope"], slope_lo=fit["lo"],
+        slope_hi=fit["hi"], d=2, epsilon=eps_col, alpha=float(alpha),
+        extra=f"{MAIN}{label}; d n_hat / d ln T")
 
 
 def analyse(results) -> list[VerdictRow]:
@@ -283,6 +372,16 @@ STYLES = {MAIN: dict(color="C3", marker="D"), CONVEX: dict(color="C0", marker="o
           GREEDY_LEARNER: dict(color="C2", marker="s")}
 
 
+def _title_line(r, prefix: str = "") -> str:
+    """One row in a panel title: the counted d n_hat / d ln T, or a breakdown slope."""
+    if "ln T" in r.extra:
+        return (f"{prefix}alpha={r.alpha:g}: d n_hat / d ln T "
+                f"{fmt_interval(r.slope, r.slope_lo, r.slope_hi, 0)} ({r.verdict})")
+    v = r.verdict.split("): ", 1)[-1] if r.verdict.startswith("breakdown") else r.verdict
+    return (f"{prefix}alpha={r.alpha:g}: slope vs log b "
+            f"{fmt_interval(r.slope, r.slope_lo, r.slope_hi)} ({v})")
+
+
 def _nhat_panel(ax, results, rows) -> None:
     for exp, learner in ((EXPERIMENT, MAIN), (GREEDY, GREEDY_LEARNER)):
         data = results.load(exp)
@@ -298,10 +397,8 @@ def _nhat_panel(ax, results, rows) -> None:
                         if results.load(e) is not None)[1])
     plotting.log_axes(ax, None, "grid {0..T}^2: T", plotting.nhat_label(beta), base=2)
     ax.set_title("n_hat against T\n" + "\n".join(
-        f"{SHORT[r.extra.split(';')[0]]}, alpha={r.alpha:g}: slope vs log b "
-        f"{fmt_interval(r.slope, r.slope_lo, r.slope_hi)} ({r.verdict})"
-        for r in rows if plotting.finite(r.alpha) and r.extra.split(";")[0] in SHORT),
-        fontsize=7)
+        _title_line(r, SHORT[r.extra.split(';')[0]] + ", ") for r in rows
+        if plotting.finite(r.alpha) and r.extra.split(";")[0] in SHORT), fontsize=7)
     plotting.legend_below(ax, ncol=1)
 
 
@@ -323,8 +420,7 @@ def _theorem_panel(ax, results, rows) -> None:
             lw=1, label=f"Thm 5.1 (constant 1), alpha = {a:g}")
     plotting.log_axes(ax, None, "grid {0..T}^2: T", plotting.nhat_label(beta), base=2)
     ax.set_title(f"at the theorem's budget: {priv}\n" + "\n".join(
-        f"alpha={r.alpha:g}: slope vs log b {fmt_interval(r.slope, r.slope_lo, r.slope_hi)} "
-        f"({r.verdict})" for r in rows if "theorem" in r.extra), fontsize=7)
+        _title_line(r) for r in rows if "theorem" in r.extra), fontsize=7)
     plotting.legend_below(ax, ncol=1)
 
 

@@ -265,20 +265,7 @@ def test_rows_built_in_by_the_design_are_not_counted(module, extra):
     assert old and not any(counted(r.verdict) for r in old)
 
 
-# --- one fact, one row (C15, C16) -----------------------------------------------------------
-
-def test_c16_one_counted_row_per_experiment():
-    from claims.base import VerdictRow
-    rows = [VerdictRow(claim="C16", figure="", setting="", paper="", theory="", alpha=a,
-                       measured=f"slope ...; n_hat {cells}; d n_hat / d ln T = 1",
-                       verdict=v)
-            for a, cells, v in ((0.01, "b=6: 1, b=9: 2, b=12: 3", HOLDS),
-                                (0.05, "b=6: 1, b=9: 2, b=12: 3, b=16: 4", FAILS))]
-    c16.one_row_per_experiment(rows)
-    # the alpha with more uncensored T is the counted one, even when it does not hold
-    assert counted(rows[1].verdict) and rows[1].verdict == FAILS
-    assert not counted(rows[0].verdict) and rows[0].verdict.endswith(HOLDS)
-
+# --- one fact, one row (C15; C16: tests/test_c16_ln_t.py) -------------------------------------
 
 def test_linear_in_log_x_reads_a_mechanisms_ln_coefficient():
     from analysis.slopes import linear_in_log_x

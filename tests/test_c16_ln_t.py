@@ -1,0 +1,118 @@
+"""C16's counted row: d n_hat / d ln T against the exponential mechanism's ln T coefficient and
+a T-free cost. The rule must fail on each side it should (synthetic learners whose n_hat grows
+with ln T at a known rate), and the committed results give one counted row per experiment."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.aggregate import ERROR_COL
+from analysis.slopes import linear_in_log_x, sample_complexity_slope_against
+from claims import c16_union_polygons as c16
+from claims.base import ResultStore
+from claims.verdicts import FAILS, HOLDS, counted
+
+ROOT = Path(__file__).resolve().parents[1]
+TS = (2.0 ** 6, 2.0 ** 9, 2.0 ** 12, 2.0 ** 16, 2.0 ** 20)
+NS = np.unique(np.geomspace(200, 60000, 60).astype(int))
+
+
+def _trials(per_ln, n0=2000.0, trials=60, spread=0.05, seed=0):
+    """Trials of a learner whose trial-t success threshold is (n0 + per_ln ln T) e^{spread z_t}:
+    error 0 from the threshold on, 0.5 below it."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for T in TS:
+        thr = (n0 + per_ln * math.log(T)) * np.exp(spread * rng.standard_normal(trials))
+        for n in NS:
+            for t in range(trials):
+                rows.append((T, n, t, 0.0 if n >= thr[t] else 0.5))
+    df = pd.DataFrame(rows, columns=[c16.T, "n", "trial", "error"])
+    return df.assign(**{ERROR_COL: df["error"]})
+
+
+def _verdict(per_ln, coef, **kw):
+    """The fit and the verdict; the margin from the learner's median n_hat at each T."""
+    fit = sample_complexity_slope_against(_trials(per_ln, **kw), c16.T, 0.1, 0.1,
+                                          error_col=ERROR_COL, n_boot=80,
+                                          slope_fn=linear_in_log_x)
+    n0 = kw.get("n0", 2000.0)
+    tol = c16.ln_t_tolerance(fit, [n0 + per_ln * math.log(t) for t in TS], TS)
+    return fit, c16.ln_t_verdict(fit, coef, tol)
+
+
+def test_coefficient_is_the_explicit_bounds_growth_per_ln_t():
+    # Theorem 5.1's explicit bound grows in T only through the mechanism's loss: its increment
+    # per unit ln T is the coefficient (a second route: the bound's own lambda)
+    for alpha, eh in ((0.01, 0.5), (0.1, 0.0143)):
+        b1, b2 = (c16.theorem_bound(t, alpha, 0.1, 0.9, 1e-6, eh) for t in (2.0 ** 6, 2.0 ** 20))
+        assert c16.mechanism_ln_t_coefficient(2, alpha, eh) == pytest.approx(
+            (b2 - b1) / (14 * math.log(2)), rel=1e-9)
+    assert c16.mechanism_ln_t_coefficient(2, 0.01, 0.5) == pytest.approx(88419.4, rel=1e-5)
+
+
+def test_ln_t_rule_holds_for_a_mechanism_like_cost():
+    fit, v = _verdict(300.0, coef=5000.0)
+    assert fit["slope"] == pytest.approx(300.0, rel=0.15)
+    assert v == HOLDS
+
+
+def test_ln_t_rule_fails_for_a_t_free_cost():
+    fit, v = _verdict(0.0, coef=5000.0)
+    assert v.startswith(FAILS) and "a T-free cost" in v
+
+
+def test_ln_t_rule_fails_above_the_mechanisms_coefficient():
+    # a learner paying far more per ln T than the exponential mechanism explains
+    _, v = _verdict(3000.0, coef=500.0)
+    assert v.startswith(FAILS) and "above" in v
+
+
+def test_ln_t_rule_is_inconclusive_when_the_trials_cannot_separate():
+    # a small ln T cost under a large spread between trials: the interval meets both bands
+    _, v = _verdict(15.0, coef=5000.0, trials=20, spread=0.3)
+    assert v.startswith("inconclusive (cannot separate the mechanism's ln T cost from a "
+                        "T-free cost at this precision") and "trials per cell" in v
+
+
+def test_margin_is_the_elasticity_margin_and_at_least_the_grid():
+    fit = {"resolution": (100.0, 140.0)}
+    # 0.25 x mean n_hat 1000 / mean ln T 10 = 25 > the grid's half-width 20
+    assert c16.ln_t_tolerance(fit, [1000.0, 1000.0], [math.e ** 5, math.e ** 15]) == \
+        pytest.approx(25.0)
+    # a coarse grid: its half-width 50 wins
+    assert c16.ln_t_tolerance({"resolution": (0.0, 100.0)}, [1000.0] * 2,
+                              [math.e ** 5, math.e ** 15]) == pytest.approx(50.0)
+    assert c16.ln_t_verdict({"slope": 1.0, "lo": 0.0, "hi": 2.0}, 10.0, math.nan).startswith(
+        "inconclusive")
+
+
+def test_interval_is_never_narrower_than_the_grid():
+    # every trial alike: no sampling spread at all, yet the interval keeps the grid's bracket
+    fit, _ = _verdict(300.0, coef=5000.0, spread=0.0)
+    r_lo, r_hi = fit["resolution"]
+    assert fit["lo"] <= r_lo < r_hi <= fit["hi"]
+    assert fit["hi"] - fit["lo"] > 0
+
+
+def test_counted_alpha_prefers_uncensored_then_smaller():
+    assert c16.counted_alpha({0.01: {"n_points": 4}, 0.1: {"n_points": 5}}) == 0.1
+    assert c16.counted_alpha({0.01: {"n_points": 5}, 0.1: {"n_points": 5}}) == 0.01
+
+
+def test_committed_results_count_one_ln_t_row_per_experiment():
+    rows = c16.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=20))
+    ln_rows = [r for r in rows if r.extra.endswith("d n_hat / d ln T")]
+    assert len(ln_rows) == 2 and all(counted(r.verdict) for r in ln_rows)
+    assert all("alternative: a T-free cost" in r.theory for r in ln_rows)
+    assert all(r.measured.startswith("d n_hat / d ln T = ") for r in ln_rows)
+    # the log b slopes of every alpha are shown, not counted
+    logb = [r for r in rows if r.measured.startswith("slope of log n_hat vs log b")
+            and r.extra.startswith(c16.MAIN)]
+    assert len(logb) == 4 and not any(counted(r.verdict) for r in logb)
+    assert all(r.verdict.startswith("breakdown") for r in logb)
