@@ -64,7 +64,8 @@ def curve_params(df: pd.DataFrame) -> pd.Series:
     out = pd.Series(NO_PARAMS, index=df.index, dtype=object)
     owned = [c for c in df.columns if columns.is_owner_column(c)]
     for label, rows in df.groupby("learner", sort=False):
-        mine = [c for c in owned if c.startswith((columns.MAIN, f"baselines.{label}."))]
+        mine = [c for c in owned
+                if c.startswith((columns.MAIN, columns.owner_prefix(label, main=False)))]
         keys = sorted((c for c in mine if rows[c].nunique(dropna=False) > 1
                        and not execution_only(rows, c)), key=lambda c: c.rsplit(".", 1)[1])
         if not keys:

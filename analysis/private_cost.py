@@ -40,11 +40,11 @@ import pandas as pd
 from analysis.pooled_slope import split_datasets, shared_resample
 from analysis.sample_complexity import check_df, interpolate_n_hat
 from analysis.slopes import bootstrap
+from experiments.columns import D, EPSILON, ERM, PPM, W_PUB
 from ppm.validation import check_open_unit, check_positive_int, check_random_state
 
-__all__ = ["private_cost_ratio_pooled", "log_g_at", "PPM", "ERM"]
+__all__ = ["private_cost_ratio_pooled", "log_g_at"]
 
-PPM, ERM = "ppm", "erm"
 DS = (1.0, 2.0, 3.0)
 _NO_EPS = -1.0  # ERM rows carry no epsilon: one key for all of them
 
@@ -72,8 +72,11 @@ def private_cost_ratio_pooled(df: pd.DataFrame, settings: dict, beta: float, *,
                               random_state=0, level: float = 0.95) -> dict:
     """The pooled increments ratio ``R`` of the private cost and its two predictions.
 
-    ``df``: PPM and ERM trials (column ``learner``: ``"ppm"`` / ``"erm"``) with columns ``d``,
-    ``n``, ``trial``, ``error_col``, ``epsilon`` (NaN for ERM), ``w_pub``, ``sample_col`` (rows
+    ``df``: PPM and ERM trials (column ``learner``: :data:`~experiments.columns.PPM` /
+    :data:`~experiments.columns.ERM`) with the trials-CSV columns (:mod:`experiments.columns`)
+    :data:`~experiments.columns.D`, ``n``, ``trial``, ``error_col``,
+    :data:`~experiments.columns.EPSILON` (NaN for ERM), :data:`~experiments.columns.W_PUB`,
+    ``sample_col`` (rows
     with equal values at one d ran on the same samples per ``(n, trial)``) and ``log_g_col``
     (PPM). ``settings``: ``{(w_pub, epsilon): alphas}``, the settings the test pools (chosen
     before looking: a setting censored at d = 3 enters as a bound, not dropped).
@@ -85,26 +88,27 @@ def private_cost_ratio_pooled(df: pd.DataFrame, settings: dict, beta: float, *,
     (``"lower bound"`` if a setting enters censored, else ``""``), ``settings`` (the pooled
     ``(w_pub, epsilon, alpha)``), ``bounded``, ``excluded`` (``(w_pub, epsilon, alpha,
     reason)``), ``per_setting`` (label -> ``dict(ppm, erm, private, log_g, rho, ratio,
-    censored)``) and the bootstrap's ``n_boot_valid``, ``censored_frac``.
+    censored)``, ``ppm`` and ``erm`` keyed by the row labels) and the bootstrap's
+    ``n_boot_valid``, ``censored_frac``.
     """
     beta = check_open_unit(beta, "beta")
     n_boot = check_positive_int(n_boot, "n_boot", minimum=0)
     level = check_open_unit(level, "level")
     rng = check_random_state(random_state)
-    check_df(df, ["learner", "d", "n", "trial", error_col, "epsilon", "w_pub", sample_col],
-             ["d", "n", error_col])
+    check_df(df, ["learner", D, "n", "trial", error_col, EPSILON, W_PUB, sample_col],
+             [D, "n", error_col])
     unknown = set(df["learner"].unique()) - {PPM, ERM}
     if unknown:
-        raise ValueError(f"learner must be 'ppm' or 'erm', got {sorted(unknown)}")
+        raise ValueError(f"learner must be {PPM!r} or {ERM!r}, got {sorted(unknown)}")
     t = df.copy()
-    t["d"] = t["d"].astype(float)
-    t["w_pub"] = t["w_pub"].astype(float)
+    t[D] = t[D].astype(float)
+    t[W_PUB] = t[W_PUB].astype(float)
     erm = t.learner == ERM
-    t.loc[erm, "epsilon"] = _NO_EPS
+    t.loc[erm, EPSILON] = _NO_EPS
     # ERM rows repeat per epsilon cell of one sample: keep one per (w_pub, d, n, trial)
-    t = pd.concat([t[~erm], t[erm].drop_duplicates(["w_pub", "d", "n", "trial"])],
+    t = pd.concat([t[~erm], t[erm].drop_duplicates([W_PUB, D, "n", "trial"])],
                   ignore_index=True)
-    keys, datasets, sample_of, trial_ids = split_datasets(t, "d", ["learner", "w_pub", "epsilon"],
+    keys, datasets, sample_of, trial_ids = split_datasets(t, D, ["learner", W_PUB, EPSILON],
                                                      sample_col, "n", error_col, "trial")
     index = {k: i for i, k in enumerate(keys)}
     target = 1.0 - beta
@@ -128,12 +132,12 @@ def private_cost_ratio_pooled(df: pd.DataFrame, settings: dict, beta: float, *,
                 continue
             vals = [datasets[i][0][-1] if c == "right" else v
                     for (v, c), i in zip(reads, p_idx + e_idx)]
-            ppm_rows = t[(t.learner == PPM) & (t.w_pub == w_pub) & np.isclose(t.epsilon, eps)]
-            log_g = [log_g_at(ppm_rows[ppm_rows.d == d], v, log_g_col)
+            ppm_rows = t[(t.learner == PPM) & (t[W_PUB] == w_pub) & np.isclose(t[EPSILON], eps)]
+            log_g = [log_g_at(ppm_rows[ppm_rows[D] == d], v, log_g_col)
                      for d, v in zip(DS, vals[:3])]
             private = [vals[j] - vals[j + 3] for j in range(3)]
             den = log_g[1] - log_g[0]
-            per[label] = {"ppm": vals[:3], "erm": vals[3:], "private": private, "log_g": log_g,
+            per[label] = {PPM: vals[:3], ERM: vals[3:], "private": private, "log_g": log_g,
                           "rho": (log_g[2] - log_g[1]) / den if den > 0 else math.nan,
                           "ratio": _ratio(private), "censored": cens[2] == "right"}
             if cens[2] == "right":
@@ -160,7 +164,7 @@ def private_cost_ratio_pooled(df: pd.DataFrame, settings: dict, beta: float, *,
     dl = {k: np.diff(per[k]["log_g"]) for k in labels}
     wden = sum(w[k] * dl[k][0] for k in labels)
     res.update(
-        raw_ratio=_ratio([per[k]["ppm"] for k in labels]) if labels else math.nan,
+        raw_ratio=_ratio([per[k][PPM] for k in labels]) if labels else math.nan,
         predicted=(min(rhos), max(rhos)) if rhos else (math.nan, math.nan),
         weighted=(sum(w[k] * dl[k][1] for k in labels) / wden) if wden > 0 else math.nan,
         direction="lower bound" if bounded else "", settings=labels, bounded=bounded,

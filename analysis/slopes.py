@@ -177,7 +177,7 @@ def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn
 
 def _uncensored_points(res: dict) -> dict:
     """The public slopes' ``n_points``: the cells uncensored in the point estimate (a slope
-    needs :data:`claims.verdicts.MIN_POINTS` of them); ``n_cells`` counts every cell that
+    needs :data:`claims.outcomes.MIN_POINTS` of them); ``n_cells`` counts every cell that
     entered, the censored ones as bounds (``bounds``, ``direction``)."""
     res["n_cells"] = res["n_points"]
     res["n_points"] = res["n_uncensored"]

@@ -162,13 +162,11 @@ def alphas_of(nhat: pd.DataFrame) -> np.ndarray:
     return np.sort(nhat["alpha"].unique())
 
 
-def setting_value(trials: pd.DataFrame, name: str, default=None, cast=float):
-    """A population / learner setting of an experiment: ``population.<name>`` (or
-    ``learner.<name>``) where the CSV has it, else the bare column, else ``default``
-    (the bare duplicates ``d``, ``w_pub``, ``epsilon`` are being dropped from the CSVs)."""
-    for col in (f"population.{name}", f"learner.{name}", name):
-        if col in trials and trials[col].notna().any():
-            return cast(trials[col].dropna().iloc[0])
+def setting_value(trials: pd.DataFrame, col: str, default=None, cast=float):
+    """A setting of an experiment: the first value of the column ``col`` (a name of
+    :mod:`experiments.columns`, e.g. ``W_PUB``) where the trials have one, else ``default``."""
+    if col in trials and trials[col].notna().any():
+        return cast(trials[col].dropna().iloc[0])
     if default is None:
-        raise KeyError(f"no column for {name!r} in the trials")
+        raise KeyError(f"no column {col!r} in the trials")
     return cast(default)

@@ -21,15 +21,16 @@ import numpy as np
 from claims import plotting
 from claims.base import Claim, VerdictRow
 from claims.verdicts import error_resolution, mean_ci, paired_difference
+from experiments.columns import D, ERM, ETA, GENERIC, PPM, SEMI_PRIVATE, SEMI_PRIVATE_ALL
 
 STATEMENT = "methods built for homogeneous public data fail on a mixture"
 TOL = 0.02  # "about 0" at shift 0: the difference's upper bound within 2 points of error
-GL = "GenericLearner"  # the main learner's label in c10_generic
+GL = GENERIC  # the main learner's label in c10_generic
 
 
 def _trials(results, experiment="c10_homogeneity"):
     data = results.load(experiment)
-    return None if data is None else data[0].assign(shift=1.0 - 2.0 * data[0]["population.eta"])
+    return None if data is None else data[0].assign(shift=1.0 - 2.0 * data[0][ETA])
 
 
 def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
@@ -38,13 +39,13 @@ def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
     s0, s1 = big["shift"].min(), big["shift"].max()
     # every interval at least the test sample's resolution: never of zero width
     res = error_resolution(big)
-    m0, lo0, hi0 = paired_difference(big[big["shift"] == s0], learner, "ppm", ["n"], res)
-    m1, lo1, hi1 = paired_difference(big[big["shift"] == s1], learner, "ppm", ["n"], res)
+    m0, lo0, hi0 = paired_difference(big[big["shift"] == s0], learner, PPM, ["n"], res)
+    m1, lo1, hi1 = paired_difference(big[big["shift"] == s1], learner, PPM, ["n"], res)
     sp0 = mean_ci(big[(big["shift"] == s0) & (big.learner == learner)]["error"],
                   resolution=res)
     variant, finding = "", ""
-    if "semi_private_all" in set(big.learner):
-        mv, lov, hiv = paired_difference(big[big["shift"] == s1], "semi_private_all", "ppm",
+    if SEMI_PRIVATE_ALL in set(big.learner):
+        mv, lov, hiv = paired_difference(big[big["shift"] == s1], SEMI_PRIVATE_ALL, PPM,
                                          ["n"], res)
         variant = (f"; variant scoring public labels too, shift {s1:g}: "
                    f"{mv:+.3f} [{lov:+.3f}, {hiv:+.3f}]")
@@ -56,8 +57,8 @@ def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
                        f"{s1:g} ({mv:+.3f} [{lov:+.3f}, {hiv:+.3f}]): the semi-private "
                        "learner's failure is structural (no negative private labels), not a "
                        "limit of every learner that uses the public data")
-    if learner != "semi_private" and "semi_private" in set(big.learner):
-        mc, loc, hic = paired_difference(big[big["shift"] == s1], "semi_private", "ppm", ["n"],
+    if learner != SEMI_PRIVATE and SEMI_PRIVATE in set(big.learner):
+        mc, loc, hic = paired_difference(big[big["shift"] == s1], SEMI_PRIVATE, PPM, ["n"],
                                          res)
         variant = (f"; one-dichotomy cover (raw public points), shift {s1:g}: "
                    f"{mc:+.3f} [{loc:+.3f}, {hic:+.3f}]")
@@ -66,7 +67,7 @@ def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
     # a small error of the learner alone): within TOL, or significantly beyond it
     works_homogeneous = bool(np.isfinite(hi0) and hi0 <= TOL)
     weak_homogeneous = bool(np.isfinite(lo0) and lo0 > TOL)
-    d = int(trials["population.d"].iloc[0])
+    d = int(trials[D].iloc[0])
     return VerdictRow(
         claim="C10", figure="c10_homogeneity",
         setting=f"{name}, d={d}, n={n}, shift {s0:g}..{s1:g}",
@@ -93,7 +94,7 @@ def analyse(results) -> list[VerdictRow]:
     rows = []
     trials = _trials(results)
     if trials is not None:
-        rows.append(_row(trials, "semi_private", "semi-private", "c10_homogeneity"))
+        rows.append(_row(trials, SEMI_PRIVATE, "semi-private", "c10_homogeneity"))
     trials = _trials(results, "c10_generic")
     if trials is not None:
         rows.append(_row(trials, GL, "GenericLearner (BNS15)", "c10_generic"))
@@ -106,7 +107,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
               if t is not None]
     fig, axes = plotting.panels(len(panels), 7.4, 6.6)
     for ax, (experiment, trials) in zip(axes, panels):
-        learners = ["ppm", "semi_private", "semi_private_all", "erm"]
+        learners = [PPM, SEMI_PRIVATE, SEMI_PRIVATE_ALL, ERM]
         if experiment == "c10_generic":
             learners = [GL] + learners
         plotting.error_panel(ax, trials, "shift",

@@ -51,19 +51,20 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
+from claims.predictions import rate_verdict, theory_with_alternative
 from claims.verdicts import (FAILS, NOT_MEASURED, counted, fmt_interval, fmt_slope,
-                             mark_same_measurement, rate_verdict, theory_with_alternative,
-                             upper_bound_verdict)
+                             mark_same_measurement, upper_bound_verdict)
 from analysis.sample_complexity import crossing_signature, loglog_slope
 from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
 from ppm.set_cover.base import add_remove_budget, n_rounds, per_round_epsilon
 from analysis.aggregate import ERROR_COL
+from experiments.columns import (COMPOSITION, DECOY_ALPHA, DELTA, DOMAIN, EPSILON, GREEDY, K,
+                                SET_COVER, W_PUB)
 
 STATEMENT = "Set Cover Learner: n ~ k log D (Claim 3.4) vs k^1.5 (naive composition)"
 PAPER = "n = O~(k log D / (alpha eps)) with Claim 3.4; k^1.5 with naive composition (Thm 3.5, Ex 3.3)"
 FIGURE = "c11_set_cover"
-K, D, COMP = "population.k", "population.D", "learner.composition"
-MAIN = "SetCoverLearner"
+MAIN = SET_COVER
 COMPOSITIONS = (("set_cover", "-", "Claim 3.4 (eps/(2 ln(e/delta)) per round)"),
                 ("naive", "--", "naive (Example 3.3, advanced composition)"))
 
@@ -144,7 +145,7 @@ def _contrast_row(trials, alpha, beta, n_boot, Dv, eps, delta, where, counted_ro
     ks = np.sort(trials[K].unique()).astype(float)
     sub = trials[trials.learner == MAIN]
     fit = slope_difference_paired(sub, K, "naive", "set_cover", alpha, beta,
-                                  error_col=ERROR_COL, learner_col=COMP, n_boot=n_boot)
+                                  error_col=ERROR_COL, learner_col=COMPOSITION, n_boot=n_boot)
     gap = _budget_gap(ks, eps, delta)
     pred = (min(gap, 0.5), max(gap, 0.5))
     names = ("naive minus Claim 3.4 (budget ratio)", "no saving (0)")
@@ -167,9 +168,9 @@ def _contrast_row(trials, alpha, beta, n_boot, Dv, eps, delta, where, counted_ro
 def _decoy_rows(results, alpha) -> list[VerdictRow]:
     trials, nhat = results.load(DECOY)
     beta, (eps, delta) = beta_of(nhat), _setting(trials)
-    Dv = first(trials, D, int)
-    da = first(trials, "population.decoy_alpha")
-    w = first(trials, "population.w_pub")
+    Dv = first(trials, DOMAIN, int)
+    da = first(trials, DECOY_ALPHA)
+    w = first(trials, W_PUB)
     ks = np.sort(trials[K].unique()).astype(float)
     rows, ranges = [], {}
     for comp, _, _ in COMPOSITIONS:
@@ -180,7 +181,7 @@ def _decoy_rows(results, alpha) -> list[VerdictRow]:
         ranges[comp] = (min(plain, loglog_slope(ks, pred)[0]),
                         max(plain, loglog_slope(ks, bound)[0]))
     for comp, _, _ in COMPOSITIONS:
-        sub = trials[(trials.learner == MAIN) & (trials[COMP] == comp)]
+        sub = trials[(trials.learner == MAIN) & (trials[COMPOSITION] == comp)]
         if sub.empty:
             continue
         fit = sample_complexity_slope_against(sub, K, alpha, beta, error_col=ERROR_COL,
@@ -193,8 +194,8 @@ def _decoy_rows(results, alpha) -> list[VerdictRow]:
         names = ("Claim 3.4" if comp == "set_cover" else "naive composition",
                  "naive composition" if comp == "set_cover" else "Claim 3.4")
         nh = nhat[(nhat.learner == MAIN) & (nhat.alpha == alpha)]
-        if COMP in nh:
-            nh = nh[nh[COMP] == comp]
+        if COMPOSITION in nh:
+            nh = nh[nh[COMPOSITION] == comp]
         nh = nh.sort_values(K)
         ok = plotting.uncensored(nh)
         vals = nh["n_hat"].to_numpy()[ok]
@@ -223,7 +224,7 @@ def _decoy_rows(results, alpha) -> list[VerdictRow]:
             verdict=k_rate_verdict(fit, (th_lo, th_hi), ranges[other], names, below),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=Dv, epsilon=eps, alpha=float(alpha), extra=f"decoys, {comp}; k"))
-    if set(trials[COMP].dropna()) >= {"naive", "set_cover"}:
+    if set(trials[COMPOSITION].dropna()) >= {"naive", "set_cover"}:
         rows.append(_contrast_row(trials, alpha, beta, results.n_boot, Dv, eps, delta,
                                   "decoys: "))
     return rows
@@ -231,23 +232,23 @@ def _decoy_rows(results, alpha) -> list[VerdictRow]:
 
 def _setting(trials):
     main = trials[trials.learner == MAIN]
-    return first(main, "learner.epsilon"), first(main, "learner.delta")
+    return first(main, EPSILON), first(main, DELTA)
 
 
 def _k_rows(results, alpha) -> list[VerdictRow]:
     trials, nhat = results.load("c11_set_cover_k")
     beta, (eps, delta) = beta_of(nhat), _setting(trials)
-    Dv = first(trials, D, int)
+    Dv = first(trials, DOMAIN, int)
     ks = np.sort(trials[K].unique()).astype(float)
     rows, fits = [], {}
     for comp, _, label in COMPOSITIONS:
-        sub = trials[(trials.learner == MAIN) & (trials[COMP] == comp)]
+        sub = trials[(trials.learner == MAIN) & (trials[COMPOSITION] == comp)]
         fit = fits[comp] = sample_complexity_slope_against(
             sub, K, alpha, beta, error_col=ERROR_COL, n_boot=results.n_boot)
         bound = np.array([theorem_3_2(int(k), Dv, alpha, beta, eps, delta, comp) for k in ks])
         plain = 1.0 if comp == "set_cover" else 1.5
         with_log = loglog_slope(ks, bound)[0]
-        nh = nhat[(nhat.learner == MAIN) & (nhat[COMP] == comp) & (nhat.alpha == alpha)]
+        nh = nhat[(nhat.learner == MAIN) & (nhat[COMPOSITION] == comp) & (nhat.alpha == alpha)]
         nh = nh.sort_values(K)
         ok = plotting.uncensored(nh)
         b_at = bound[np.isin(ks, nh[K].to_numpy()[ok])]
@@ -271,7 +272,7 @@ def _k_rows(results, alpha) -> list[VerdictRow]:
             d=Dv, epsilon=eps, alpha=float(alpha), extra=f"composition={comp}; k"))
     rows.append(_contrast_row(trials, alpha, beta, results.n_boot, Dv, eps, delta, "",
                               counted_row=False))
-    greedy = trials[trials.learner == "greedy"]
+    greedy = trials[trials.learner == GREEDY]
     if not greedy.empty:
         g = sample_complexity_slope_against(greedy, K, alpha, beta, error_col=ERROR_COL,
                                             n_boot=results.n_boot)
@@ -281,7 +282,7 @@ def _k_rows(results, alpha) -> list[VerdictRow]:
             paper=PAPER, measured=f"slope of log n_hat vs log k = {fmt_slope(g)}",
             theory="non-private: O(k log k ... ) (VC of CONJ_k), no privacy cost",
             verdict="reference (non-private)", slope=g["slope"], slope_lo=g["lo"],
-            slope_hi=g["hi"], d=Dv, alpha=float(alpha), extra="greedy; k"))
+            slope_hi=g["hi"], d=Dv, alpha=float(alpha), extra=f"{GREEDY}; k"))
     return rows
 
 
@@ -289,22 +290,22 @@ def _D_rows(results, alpha) -> list[VerdictRow]:
     trials, nhat = results.load("c11_set_cover_D")
     beta, (eps, delta) = beta_of(nhat), _setting(trials)
     k = first(trials, K, int)
-    trials = trials.assign(ln_2D=np.log(2.0 * trials[D]))
-    Ds = np.sort(trials[D].unique()).astype(float)
+    trials = trials.assign(ln_2D=np.log(2.0 * trials[DOMAIN]))
+    Ds = np.sort(trials[DOMAIN].unique()).astype(float)
     x = np.log(2 * Ds)
     const = math.log(4 * k * math.log(2 / alpha) / beta)
     with_const = loglog_slope(x, x + const)[0]
     rows = []
     for comp, _, _ in COMPOSITIONS:
-        sub = trials[(trials.learner == MAIN) & (trials[COMP] == comp)]
+        sub = trials[(trials.learner == MAIN) & (trials[COMPOSITION] == comp)]
         if sub.empty:  # a profile that runs one composition only (the quick one)
             continue
         fit = sample_complexity_slope_against(sub, "ln_2D", alpha, beta, error_col=ERROR_COL,
                                               n_boot=results.n_boot)
-        nh = nhat[(nhat.learner == MAIN) & (nhat[COMP] == comp) & (nhat.alpha == alpha)]
-        nh = nh.sort_values(D)
+        nh = nhat[(nhat.learner == MAIN) & (nhat[COMPOSITION] == comp) & (nhat.alpha == alpha)]
+        nh = nh.sort_values(DOMAIN)
         ok = plotting.uncensored(nh)
-        per_ln = (np.polyfit(np.log(2 * nh[D].to_numpy(float)[ok]), nh["n_hat"].to_numpy()[ok],
+        per_ln = (np.polyfit(np.log(2 * nh[DOMAIN].to_numpy(float)[ok]), nh["n_hat"].to_numpy()[ok],
                              1)[0] if ok.sum() >= 2 else math.nan)
         em_tail = 8 / eps_hat(k, eps, delta, comp)
         rows.append(VerdictRow(
@@ -329,12 +330,12 @@ def _signature(results, row):
     crossing_signature`): rows of two alphas with the same signature are one measurement (the
     errors here are 0 or large, so alpha = 0.05 and 0.1 classify almost every trial alike)."""
     exp, col = (("c11_set_cover_k", K) if row.extra.endswith("; k")
-                else ("c11_set_cover_D", D))
+                else ("c11_set_cover_D", DOMAIN))
     trials, nhat = results.load(exp)
     beta = beta_of(nhat)
 
     def sig(comp):
-        sub = trials[(trials.learner == MAIN) & (trials[COMP] == comp)]
+        sub = trials[(trials.learner == MAIN) & (trials[COMPOSITION] == comp)]
         return crossing_signature(sub, row.alpha, beta, by=[col], error_col=ERROR_COL)
     if row.extra.startswith("composition="):
         return (exp, row.extra, sig(row.extra.split(";")[0].split("=")[1]))
@@ -361,19 +362,19 @@ def _panel(ax, results, exp, x_col, alpha, xlabel):
     trials, nhat = results.load(exp)
     sub_n = nhat[nhat.alpha == alpha]
     for comp, ls, label in COMPOSITIONS:
-        sub = sub_n[(sub_n.learner == MAIN) & (sub_n[COMP] == comp)].sort_values(x_col)
+        sub = sub_n[(sub_n.learner == MAIN) & (sub_n[COMPOSITION] == comp)].sort_values(x_col)
         style = dict(color="C3" if comp == "set_cover" else "C1", marker="o", ls=ls)
         plotting.draw_nhat(ax, sub[x_col], sub, float(trials["n"].max()), style, label)
-    g = sub_n[sub_n.learner == "greedy"].sort_values(x_col)
+    g = sub_n[sub_n.learner == GREEDY].sort_values(x_col)
     if not g.empty:
-        style, label = plotting.style_and_label("greedy")
+        style, label = plotting.style_and_label(GREEDY)
         plotting.draw_nhat(ax, g[x_col], g, float(trials["n"].max()),
                            dict(color="C2", marker="s", ls="-."), "greedy set cover (non-private)")
     xs = np.sort(trials[x_col].unique())
     eps, delta = _setting(trials)
     for comp, _, _ in COMPOSITIONS:
         pred = [em_tail(int(x) if x_col == K else first(trials, K, int),
-                        first(trials, D, int) if x_col == K else int(x), beta_of(nhat), eps,
+                        first(trials, DOMAIN, int) if x_col == K else int(x), beta_of(nhat), eps,
                         delta, comp) for x in xs]
         ax.plot(xs, pred, color="C3" if comp == "set_cover" else "C1", ls=":", lw=1,
                 label=f"{comp}: EM-tail prediction (8/eps_hat) ln(2D R/(k beta))")
@@ -389,14 +390,14 @@ def _short(v: str) -> str:
 def _decoy_panel(ax, results, rows) -> None:
     trials, nhat = results.load(DECOY)
     eps, delta = _setting(trials)
-    Dv, da = first(trials, D, int), first(trials, "population.decoy_alpha")
-    w = first(trials, "population.w_pub")
+    Dv, da = first(trials, DOMAIN, int), first(trials, DECOY_ALPHA)
+    w = first(trials, W_PUB)
     ks = np.sort(trials[K].unique()).astype(float)
     for j, (comp, ls, label) in enumerate(COMPOSITIONS):
         for i, alpha in enumerate(alphas_of(nhat)):
             sub = nhat[(nhat.learner == MAIN) & (nhat.alpha == alpha)]
-            if COMP in sub:
-                sub = sub[sub[COMP] == comp]
+            if COMPOSITION in sub:
+                sub = sub[sub[COMPOSITION] == comp]
             if sub.empty:
                 continue
             sub = sub.sort_values(K)
@@ -428,11 +429,12 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
         alpha = float(alphas_of(nhat)[0])
         eps, delta = _setting(trials)
         if exp == "c11_set_cover_k":
-            _panel(ax, results, exp, K, alpha, f"target literals k (D = {first(trials, D, int)})")
+            _panel(ax, results, exp, K, alpha,
+                   f"target literals k (D = {first(trials, DOMAIN, int)})")
             mine = [r for r in rows if r.alpha == alpha and r.extra.endswith("; k")
-                    and "greedy" not in r.extra and not r.extra.startswith("decoys")]
+                    and GREEDY not in r.extra and not r.extra.startswith("decoys")]
         else:
-            _panel(ax, results, exp, D, alpha, f"variables D (k = {first(trials, K, int)})")
+            _panel(ax, results, exp, DOMAIN, alpha, f"variables D (k = {first(trials, K, int)})")
             mine = [r for r in rows if r.alpha == alpha and r.extra.endswith("; D")]
         ax.set_title(f"epsilon = {eps:g}, delta = {delta:g}, alpha = {alpha:g}\n"
                      + "\n".join(f"{r.extra.split(';')[0]}: slope {fmt_interval(r.slope, r.slope_lo, r.slope_hi)}"

@@ -40,31 +40,32 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import (explicit_bound_note, fmt_interval, fmt_slope, rate_verdict,
-                             theory_with_alternative)
+from claims.predictions import rate_verdict, theory_with_alternative
+from claims.verdicts import explicit_bound_note, fmt_interval, fmt_slope
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope_against
 from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds, per_round_epsilon
 from analysis.aggregate import ERROR_COL
+from experiments.columns import (DELTA, EPSILON, EPSILON_HAT, ERM, LEARNER_K, PPM, SET_COVER, T,
+                                baseline_column)
 
 EXPERIMENT = "c12_grid_halfplanes"
 STATEMENT = "convex polygons on {0..T}^2: Set Cover Learner pays log T; PPM does not"
-T = "population.T"
-MAIN = "SetCoverLearner"
+MAIN = SET_COVER
 LEARNERS = ((MAIN, "Set Cover Learner + Select Halfplane", "C3", "D", "-"),
-            ("ppm", "PPM (Alg. 2), d = 2", "C0", "o", "-"),
-            ("erm", "non-private ERM", "C2", "s", "-."))
+            (PPM, "PPM (Alg. 2), d = 2", "C0", "o", "-"),
+            (ERM, "non-private ERM", "C2", "s", "-."))
 
 
 def privacy_note(trials) -> dict:
     """The Set Cover Learner's privacy in this run: the theorem's ``(eps, delta)`` or, with the
     ``epsilon_hat`` knob, the overall epsilon that basic composition proves."""
     main = trials[trials.learner == MAIN]
-    eps, delta = first(main, "learner.epsilon"), first(main, "learner.delta")
-    k = first(main, "learner.k", int)
-    eh = main["learner.epsilon_hat"].iloc[0]
+    eps, delta = first(main, EPSILON), first(main, DELTA)
+    k = first(main, LEARNER_K, int)
+    eh = main[EPSILON_HAT].iloc[0]
     out = {"epsilon": eps, "delta": delta, "ppm_epsilon": first(
-        trials[trials.learner == "ppm"], "baselines.ppm.epsilon")}  # PPM is a baseline here
+        trials[trials.learner == PPM], baseline_column(PPM, EPSILON))}  # PPM is a baseline here
     if eh is None or not np.isfinite(float(eh)):
         out["text"] = out["short"] = f"({eps:g}, {delta:g})-DP for all examples (Claim 3.4)"
         return out
@@ -129,7 +130,7 @@ def theorem_rows(results) -> list[VerdictRow]:
     trials = _bits(trials)
     beta = beta_of(nhat)
     main = trials[trials.learner == MAIN]
-    eps, delta = first(main, "learner.epsilon"), first(main, "learner.delta")
+    eps, delta = first(main, EPSILON), first(main, DELTA)
     eh = per_round_epsilon(*add_remove_budget(eps, delta), n_rounds(1, 0.1), "set_cover")
     bs = np.sort(trials["b"].unique()).astype(float)
     rows = []
@@ -202,8 +203,8 @@ def analyse(results) -> list[VerdictRow]:
             if learner == MAIN:
                 main = sub
                 bound = np.array([theorem_bound(
-                    t, alpha, beta, first(main, "learner.epsilon"), first(main, "learner.delta"),
-                    main["learner.epsilon_hat"].iloc[0]) for t in nh[T][ok]], dtype=float)
+                    t, alpha, beta, first(main, EPSILON), first(main, DELTA),
+                    main[EPSILON_HAT].iloc[0]) for t in nh[T][ok]], dtype=float)
                 below = bool(ok.any() and np.all(nh["n_hat"].to_numpy()[ok] <= bound))
                 theory = (theory_with_alternative((th_lo, 1.0), (0.0, 0.0),
                                                   ("log T", "T-free 0"))
@@ -224,7 +225,7 @@ def analyse(results) -> list[VerdictRow]:
                                                   "the Set Cover Learner's log T"))
                 v = rate_verdict(fit, (0.0, 0.0), (th_lo, 1.0),
                                  ("PPM flat", "the Set Cover Learner's log T"))
-                if learner == "erm":
+                if learner == ERM:
                     v = f"reference (non-private): {v}"
                     eps_txt = "not private"
                 else:
@@ -238,7 +239,7 @@ def analyse(results) -> list[VerdictRow]:
                 theory=theory, verdict=v,
                 slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"], d=2,
                 epsilon=priv.get("overall", priv["epsilon"]) if learner == MAIN
-                else priv["ppm_epsilon"] if learner == "ppm" else math.nan,
+                else priv["ppm_epsilon"] if learner == PPM else math.nan,
                 alpha=float(alpha), extra=f"{learner}; {rng_txt}"))
     return rows + theorem_rows(results)
 
@@ -263,7 +264,7 @@ def draw_panel(ax, results, alpha=None) -> str:
 def _theorem_panel(ax, results, rows) -> None:
     trials, nhat = results.load(THEOREM)
     beta = beta_of(nhat)
-    eps, delta = first(trials, "learner.epsilon"), first(trials, "learner.delta")
+    eps, delta = first(trials, EPSILON), first(trials, DELTA)
     ts = np.sort(trials[T].unique()).astype(float)
     for i, alpha in enumerate(alphas_of(nhat)):
         sub = nhat[(nhat.learner == MAIN) & (nhat.alpha == alpha)].sort_values(T)

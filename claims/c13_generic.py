@@ -33,22 +33,24 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
-from claims.verdicts import fmt_interval, fmt_slope, rate_verdict, theory_with_alternative
+from claims.predictions import rate_verdict, theory_with_alternative
+from claims.verdicts import fmt_interval, fmt_slope
 from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
 from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
 from analysis.aggregate import ERROR_COL
+from experiments.columns import EPSILON, FULLY_PRIVATE, GENERIC, T
 
 STATEMENT = ("GenericLearner: labelled cost independent of |X|, unlabelled cost grows with "
              "log|X|")
 EXPERIMENTS = ("c13_generic_domain", "c13_generic_unlabelled")
-GL, FP = "GenericLearner", "fully_private"
+GL, FP = GENERIC, FULLY_PRIVATE
 SUBSTITUTE_RATE = 1.5  # the Laplace-tree substitute's prefix-count error ~ b^1.5 (not counted)
 STYLE = {GL: dict(color="C4", marker="o", label="GenericLearner (BNS15, Alg. 1)"),
          FP: dict(color="C3", marker="D", label="fully private EM on the grid (all labels)")}
 
 
 def _with_b(trials):
-    return trials.assign(b=np.log2(trials["population.T"].astype(float)).round().astype(int))
+    return trials.assign(b=np.log2(trials[T].astype(float)).round().astype(int))
 
 
 def _load(results, experiment):
@@ -57,7 +59,7 @@ def _load(results, experiment):
 
 
 def _eps(trials) -> float:
-    return float(trials.loc[trials.learner == GL, "learner.epsilon"].iloc[0])
+    return float(trials.loc[trials.learner == GL, EPSILON].iloc[0])
 
 
 def theorem_3_3_slope(bs, alpha, beta, vc=1) -> float:

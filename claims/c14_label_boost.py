@@ -30,8 +30,8 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
-from claims.verdicts import (counted, fmt_slope, mark_same_measurement, rate_verdict,
-                             theory_with_alternative)
+from claims.predictions import rate_verdict, theory_with_alternative
+from claims.verdicts import counted, fmt_slope, mark_same_measurement
 from ppm import bounds
 from analysis.sample_complexity import (crossing_signature,
                                         empirical_sample_complexity,
@@ -39,6 +39,7 @@ from analysis.sample_complexity import (crossing_signature,
 from analysis.slopes import sample_complexity_slope_against
 from ppm.semi_supervised.label_boost import base_sample_size, min_labelled
 from analysis.aggregate import ERROR_COL
+from experiments.columns import ALPHA0, B, ETA, GAP_THRESHOLD, LABEL_BOOST
 
 STATEMENT = "LabelBoost wrapper: labelled cost independent of the base learner's"
 NOISY = "c14_label_boost_noisy"
@@ -73,8 +74,8 @@ def noisy_rows(results) -> list[VerdictRow]:
     beta = beta_of(nhat)
     sub = trials[trials.learner == WRAPPER]
     bs = np.sort(sub[B].unique())
-    a0 = float(sub["learner.alpha0"].iloc[0])
-    eta = float(sub["population.eta"].iloc[0])
+    a0 = float(sub[ALPHA0].iloc[0])
+    eta = float(sub[ETA].iloc[0])
     n_unl = int(sub["n_unlabelled"].iloc[0])
     need = min_labelled(10**6, a0, 0.1)
     rows = []
@@ -102,8 +103,7 @@ def noisy_rows(results) -> list[VerdictRow]:
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=1, epsilon=1.0, alpha=float(alpha), extra="wrapper noisy"))
     return rows
-B = "population.b"
-WRAPPER, BASE = "LabelBoostLearner", "GapThresholdMechanism"
+WRAPPER, BASE = LABEL_BOOST, GAP_THRESHOLD
 STYLE = {WRAPPER: dict(color="C4", marker="o", label="LabelBoost wrapper (Alg. 3)"),
          BASE: dict(color="C3", marker="D", label="base learner alone (grid EM, eps = 1)")}
 
@@ -225,7 +225,7 @@ def _noisy_panel(ax, results, rows) -> None:
     trials, nhat = results.load(NOISY)
     beta = beta_of(nhat)
     sub = trials[trials.learner == WRAPPER]
-    a0 = float(sub["learner.alpha0"].iloc[0])
+    a0 = float(sub[ALPHA0].iloc[0])
     for i, alpha in enumerate(alphas_of(nhat)):
         by = empirical_sample_complexity(sub, [alpha], beta, by=[B], error_col=ERROR_COL)
         by = by.sort_values(B)

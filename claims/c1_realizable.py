@@ -17,11 +17,13 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
-from claims.verdicts import explicit_bound_note, rate_verdict, theory_with_alternative
+from claims.predictions import rate_verdict, theory_with_alternative
+from claims.verdicts import explicit_bound_note
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope
 from analysis.aggregate import ERROR_COL
+from experiments.columns import D, EPSILON, ERM, PPM, W_PUB
 
 EXPERIMENTS = ("c1_realizable_d1", "c1_realizable_d2")
 STATEMENT = "realizable: n ~ 1/alpha (Thm 4.9)"
@@ -32,9 +34,9 @@ NAMES = ("Thm 4.9's 1/alpha", "the agnostic 1/alpha^2")
 
 
 def _setting(trials, nhat):
-    ppm = trials[trials.learner == "ppm"]
-    return (beta_of(nhat), alphas_of(nhat), setting_value(ppm, "epsilon"),
-            setting_value(trials, "w_pub"), setting_value(trials, "d", cast=int))
+    ppm = trials[trials.learner == PPM]
+    return (beta_of(nhat), alphas_of(nhat), setting_value(ppm, EPSILON),
+            setting_value(trials, W_PUB), setting_value(trials, D, cast=int))
 
 
 def analyse(results) -> list[VerdictRow]:
@@ -45,9 +47,9 @@ def analyse(results) -> list[VerdictRow]:
             continue
         trials, nhat = data
         beta, alphas, epsilon, w_pub, d = _setting(trials, nhat)
-        sub = nhat[nhat.learner == "ppm"].sort_values("alpha")
+        sub = nhat[nhat.learner == PPM].sort_values("alpha")
         ok = plotting.uncensored(sub)
-        fit = sample_complexity_slope(trials[trials.learner == "ppm"], alphas, beta,
+        fit = sample_complexity_slope(trials[trials.learner == PPM], alphas, beta,
                                       error_col=ERROR_COL, n_boot=results.n_boot)
         grid = np.geomspace(alphas.min(), alphas.max(), 50)
         theory = {"rate": 1.0,
@@ -84,8 +86,8 @@ def _panel(ax, trials, nhat, row: VerdictRow) -> None:
     beta, alphas, epsilon, w_pub, d = _setting(trials, nhat)
     grid = np.geomspace(alphas.min(), alphas.max(), 50)
     for learner, shape_fn, name in (
-            ("ppm", lambda a: bounds.realizable_shape(a, beta, epsilon, d), "O-form"),
-            ("erm", lambda a: bounds.nonprivate_realizable_shape(a, beta, d), "(d+ln 1/b)/a")):
+            (PPM, lambda a: bounds.realizable_shape(a, beta, epsilon, d), "O-form"),
+            (ERM, lambda a: bounds.nonprivate_realizable_shape(a, beta, d), "(d+ln 1/b)/a")):
         sub = nhat[nhat.learner == learner].sort_values("alpha")
         if sub.empty:
             continue
@@ -96,7 +98,7 @@ def _panel(ax, trials, nhat, row: VerdictRow) -> None:
         if ok.any():
             c = bounds.fit_shape_constant(sub["n_hat"].to_numpy()[ok],
                                           shape_fn(sub["alpha"].to_numpy())[ok])
-            kind = "O-shape" if learner == "ppm" else "VC shape"
+            kind = "O-shape" if learner == PPM else "VC shape"
             ax.plot(grid, c * shape_fn(grid), ls=":", color=style["color"],
                     label=f"{kind} fitted: {c:.2g} x {name}")
     ax.plot(grid, [bounds.realizable_sample_complexity(a, beta, epsilon, d) for a in grid],
@@ -119,7 +121,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     fig, axes = plotting.panels(len(present), 6.4, 6.4)
     by_d = {int(r.d): r for r in rows}
     for ax, (_, (trials, nhat)) in zip(axes, present):
-        _panel(ax, trials, nhat, by_d.get(setting_value(trials, "d", cast=int)))
+        _panel(ax, trials, nhat, by_d.get(setting_value(trials, D, cast=int)))
     plotting.save(fig, out_dir, "c1_realizable",
                   "C1 (Theorem 4.9): realizable sample complexity, PPM vs non-private ERM",
                   dpi=130)

@@ -25,22 +25,22 @@ import pandas as pd
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
-from claims.verdicts import explicit_bound_note, fmt_slope, rate_verdict, theory_with_alternative
+from claims.predictions import rate_verdict, theory_with_alternative
+from claims.verdicts import explicit_bound_note, fmt_slope
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import (family_sample_complexity,
                              sample_complexity_slope,
                              sample_complexity_slope_family)
 from analysis.aggregate import ERROR_COL
+from experiments.columns import ALPHA_TARGET, C, D, EPSILON, ERM, PPM, W_PUB
 
 STATEMENT = "agnostic: n ~ max(1/alpha^2, 1/(epsilon alpha)) (Thm 4.10)"
 SMALL_ALPHA = 0.01  # "small alpha": where the 1/alpha^2 term must show (Thm 4.10)
 PALETTE = ["C0", "C4", "C1", "C5"]
-EPS = "learner.epsilon"
 FAMILY = "c2_hard_family"
 # alpha_target = 0.00125 (its own sweep, read as part of the family: _load_family)
 FAMILY_SMALL = "c2_hard_family_small_alpha"
-ALPHA_COL = "population.alpha_target"  # the target each family member is built for
 REFERENCE = "reference (non-private)"
 # The rate Theorem 4.10 argues against in the agnostic setting: the privacy term alone,
 # 1/(epsilon alpha) (slope 1), i.e. a learner whose cost would not pay the 1/alpha^2 of the
@@ -77,16 +77,16 @@ def _theory_text(th: dict) -> str:
 def _curves(trials, nhat, eps_values):
     """(trials, n_hat rows) per (learner, epsilon); ERM under epsilon None."""
     out = {}
-    for learner, eps in [("ppm", e) for e in eps_values] + [("erm", None)]:
+    for learner, eps in [(PPM, e) for e in eps_values] + [(ERM, None)]:
         tri, sub = trials[trials.learner == learner], nhat[nhat.learner == learner]
-        if learner == "ppm":
-            tri, sub = tri[tri[EPS] == eps], sub[sub[EPS] == eps]
+        if learner == PPM:
+            tri, sub = tri[tri[EPSILON] == eps], sub[sub[EPSILON] == eps]
         out[(learner, eps)] = (tri, sub.sort_values("alpha"))
     return out
 
 
 def _eps_values(trials):
-    return sorted(trials.loc[trials.learner == "ppm", EPS].unique(), reverse=True)
+    return sorted(trials.loc[trials.learner == PPM, EPSILON].unique(), reverse=True)
 
 
 def _censored_text(fit) -> str:
@@ -108,13 +108,13 @@ def family_tables(trials: pd.DataFrame, beta: float, n_boot: int):
     """
     nh, slopes = [], []
     eps_values = _eps_values(trials)
-    for (learner, eps), g in trials.groupby(["learner", trials[EPS].fillna(-1.0)]):
+    for (learner, eps), g in trials.groupby(["learner", trials[EPSILON].fillna(-1.0)]):
         eps = None if eps < 0 else float(eps)
-        nh.append(family_sample_complexity(g, ALPHA_COL, beta, error_col=ERROR_COL)
+        nh.append(family_sample_complexity(g, ALPHA_TARGET, beta, error_col=ERROR_COL)
                   .assign(learner=learner, epsilon=eps))
-        alphas = np.sort(g[ALPHA_COL].unique())
+        alphas = np.sort(g[ALPHA_TARGET].unique())
         for name, reg in regimes(alphas, eps if eps is not None else max(eps_values)):
-            fit = sample_complexity_slope_family(g[g[ALPHA_COL].isin(reg)], ALPHA_COL, beta,
+            fit = sample_complexity_slope_family(g[g[ALPHA_TARGET].isin(reg)], ALPHA_TARGET, beta,
                                                  error_col=ERROR_COL, n_boot=n_boot)
             slopes.append(dict(learner=learner, epsilon=eps, regime=name,
                                alpha_min=reg.min(), alpha_max=reg.max(), **fit))
@@ -144,15 +144,15 @@ def _family_rows(results) -> list[VerdictRow]:
     if data is None:
         return []
     trials, nhat = data
-    beta, w_pub = beta_of(nhat), setting_value(trials, "w_pub")
-    d = setting_value(trials, "d", default=1, cast=int)
-    c = setting_value(trials, "c")
+    beta, w_pub = beta_of(nhat), setting_value(trials, W_PUB)
+    d = setting_value(trials, D, default=1, cast=int)
+    c = setting_value(trials, C)
     _, slopes = family_tables(trials, beta, results.n_boot)
     rows = []
     for s in slopes.itertuples():
-        eps = s.epsilon if s.learner == "ppm" else None
-        reg = np.sort(trials.loc[trials[ALPHA_COL].between(s.alpha_min, s.alpha_max),
-                                 ALPHA_COL].unique())
+        eps = s.epsilon if s.learner == PPM else None
+        reg = np.sort(trials.loc[trials[ALPHA_TARGET].between(s.alpha_min, s.alpha_max),
+                                 ALPHA_TARGET].unique())
         fit = dict(slope=s.slope, lo=s.lo, hi=s.hi, n_points=s.n_points,
                    censored_frac=s.censored_frac, direction=s.direction,
                    resolution=s.resolution)
@@ -217,8 +217,8 @@ def _ratio_text(curves, eps_values, alphas) -> str:
     if len(eps_values) < 2:
         return ""
     hi_e, lo_e = eps_values[0], eps_values[-1]
-    a_sub = curves[("ppm", hi_e)][1].set_index("alpha")
-    b_sub = curves[("ppm", lo_e)][1].set_index("alpha")
+    a_sub = curves[(PPM, hi_e)][1].set_index("alpha")
+    b_sub = curves[(PPM, lo_e)][1].set_index("alpha")
     both = [a for a in alphas if a >= lo_e and plotting.uncensored(a_sub.loc[[a]]).all()
             and plotting.uncensored(b_sub.loc[[a]]).all()]
     if not both:
@@ -229,8 +229,8 @@ def _ratio_text(curves, eps_values, alphas) -> str:
 
 
 def _smooth_setting(trials, nhat):
-    return (beta_of(nhat), alphas_of(nhat), setting_value(trials, "d", cast=int),
-            setting_value(trials, "w_pub"), _eps_values(trials))
+    return (beta_of(nhat), alphas_of(nhat), setting_value(trials, D, cast=int),
+            setting_value(trials, W_PUB), _eps_values(trials))
 
 
 def _smooth_rows(results) -> list[VerdictRow]:
@@ -242,8 +242,8 @@ def _smooth_rows(results) -> list[VerdictRow]:
     curves = _curves(trials, nhat, eps_values)
     rows = []
     for eps in eps_values:
-        rows += _ppm_rows(*curves[("ppm", eps)], eps, beta, d, w_pub, alphas, results.n_boot)
-    fit = sample_complexity_slope(curves[("erm", None)][0], alphas[alphas <= SMALL_ALPHA], beta,
+        rows += _ppm_rows(*curves[(PPM, eps)], eps, beta, d, w_pub, alphas, results.n_boot)
+    fit = sample_complexity_slope(curves[(ERM, None)][0], alphas[alphas <= SMALL_ALPHA], beta,
                                   error_col=ERROR_COL, n_boot=results.n_boot)
     rows.append(VerdictRow(
         claim="C2", figure="c2_agnostic",
@@ -268,8 +268,8 @@ def analyse(results) -> list[VerdictRow]:
 def _family_panel(ax, results, rows) -> None:
     """n_hat of each family member at its own alpha, with the two-point lower bound."""
     trials, nhat = _load_family(results)
-    beta, d = beta_of(nhat), setting_value(trials, "d", default=1, cast=int)
-    c = setting_value(trials, "c")
+    beta, d = beta_of(nhat), setting_value(trials, D, default=1, cast=int)
+    c = setting_value(trials, C)
     nh, _ = family_tables(trials, beta, n_boot=0)
     alphas = np.sort(nh["alpha"].unique())
     grid = np.geomspace(alphas.min(), alphas.max(), 40)
@@ -277,7 +277,7 @@ def _family_panel(ax, results, rows) -> None:
     eps_values = _eps_values(trials)
     for i, (key, sub) in enumerate(nh.groupby(nh["epsilon"].fillna(-1.0), sort=False)):
         eps = None if key < 0 else float(key)
-        learner = "erm" if eps is None else "ppm"
+        learner = ERM if eps is None else PPM
         over = {} if eps is None else {"color": PALETTE[eps_values.index(eps) % len(PALETTE)]}
         style, label = plotting.style_and_label(
             learner, "" if eps is None else f", epsilon = {eps:g}", **over)
@@ -309,13 +309,13 @@ def _smooth_panels(ax1, ax2, results, rows) -> None:
     ns = np.sort(trials["n"].unique()).astype(float)
     grid = np.geomspace(alphas.min(), alphas.max(), 40)
     for (learner, eps), (tri, sub) in _curves(trials, nhat, eps_values).items():
-        suffix = f", epsilon = {eps:g}" if learner == "ppm" else ""
-        over = {"color": colors[eps]} if learner == "ppm" else {}
+        suffix = f", epsilon = {eps:g}" if learner == PPM else ""
+        over = {"color": colors[eps]} if learner == PPM else {}
         style, label = plotting.style_and_label(learner, suffix, **over)
         q = tri.groupby("n")[ERROR_COL].quantile(1 - beta)
         ax1.plot(q.index, np.maximum(q.to_numpy(), 1e-5), ls="-", label=label, **style)
         plotting.draw_nhat(ax2, sub["alpha"], sub, float(ns.max()), style, label)
-        if learner != "ppm":
+        if learner != PPM:
             continue
         col = colors[eps]
         ax1.plot(ns, [bounds.agnostic_bound(n, d, eps, beta) for n in ns], color=col, ls="--",

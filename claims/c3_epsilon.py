@@ -24,16 +24,17 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
-from claims.verdicts import explicit_bound_note, fmt_slope, rate_verdict, theory_with_alternative
+from claims.predictions import rate_verdict, theory_with_alternative
+from claims.verdicts import explicit_bound_note, fmt_slope
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope_paired
 from analysis.aggregate import ERROR_COL
+from experiments.columns import D, EPSILON, ERM, PPM, W_PUB
 
 EXPERIMENTS = ("c3_epsilon_d1", "c3_epsilon_d2")
 STATEMENT = "n ~ 1/epsilon while privacy dominates, then the non-private cost"
 PRIVACY_DOMINATES = 1.0  # epsilon <= this: the 1/epsilon regime
-EPS = "learner.epsilon"
 # The band is the rate -1 +- SLOPE_TOL (the O-shape's and the explicit bound's flatter local
 # slopes are shown, not admitted: with them a near-flat -0.31 passed); the alternative is no
 # measurable price of privacy, a slope of 0 (n_hat at the non-private cost).
@@ -51,29 +52,29 @@ def _theory(alpha, beta, eps, d, w_pub) -> dict:
 
 
 def _setting(trials):
-    return setting_value(trials, "d", cast=int), setting_value(trials, "w_pub")
+    return setting_value(trials, D, cast=int), setting_value(trials, W_PUB)
 
 
 def _row(trials, nhat, alpha, n_boot) -> VerdictRow:
     beta, (d, w_pub) = beta_of(nhat), _setting(trials)
-    ppm = trials[trials.learner == "ppm"]
-    eps = np.sort(ppm[EPS].unique())
-    sub = nhat[(nhat.learner == "ppm") & (nhat.alpha == alpha)].sort_values(EPS)
-    erm = nhat[(nhat.learner == "erm") & (nhat.alpha == alpha)]
-    low = ppm[ppm[EPS] <= PRIVACY_DOMINATES]
-    fit = sample_complexity_slope_paired(low, EPS, alpha, beta, error_col=ERROR_COL,
+    ppm = trials[trials.learner == PPM]
+    eps = np.sort(ppm[EPSILON].unique())
+    sub = nhat[(nhat.learner == PPM) & (nhat.alpha == alpha)].sort_values(EPSILON)
+    erm = nhat[(nhat.learner == ERM) & (nhat.alpha == alpha)]
+    low = ppm[ppm[EPSILON] <= PRIVACY_DOMINATES]
+    fit = sample_complexity_slope_paired(low, EPSILON, alpha, beta, error_col=ERROR_COL,
                                          n_boot=n_boot)
-    low_eps = np.sort(low[EPS].unique())
+    low_eps = np.sort(low[EPSILON].unique())
     th = _theory(alpha, beta, low_eps, d, w_pub)
-    fit_hi = sample_complexity_slope_paired(ppm[ppm[EPS] >= PRIVACY_DOMINATES], EPS, alpha,
+    fit_hi = sample_complexity_slope_paired(ppm[ppm[EPSILON] >= PRIVACY_DOMINATES], EPSILON, alpha,
                                             beta, error_col=ERROR_COL, n_boot=n_boot)
     erm_nh = float(erm["n_hat"].iloc[0]) if len(erm) else math.nan
-    best = sub[sub[EPS] == eps.max()]
+    best = sub[sub[EPSILON] == eps.max()]
     ratio = (float(best["n_hat"].iloc[0]) / erm_nh
              if len(best) and plotting.uncensored(best).all() and np.isfinite(erm_nh)
              else math.nan)
-    ok = plotting.uncensored(sub) & (sub[EPS] <= PRIVACY_DOMINATES).to_numpy()
-    loose = [bounds.realizable_sample_complexity(alpha, beta, r[EPS], d, w_pub=w_pub)
+    ok = plotting.uncensored(sub) & (sub[EPSILON] <= PRIVACY_DOMINATES).to_numpy()
+    loose = [bounds.realizable_sample_complexity(alpha, beta, r[EPSILON], d, w_pub=w_pub)
              / r["n_hat"] for _, r in sub[ok].iterrows()]
     cens = (f"; censored in {fit['censored_frac']:.1%} of bootstrap cells (entered at the "
             "grid's edge)" if fit["censored_frac"] > 0 else "")
@@ -108,14 +109,14 @@ def analyse(results) -> list[VerdictRow]:
 def _panel(ax, trials, nhat, rows) -> None:
     beta, (d, w_pub) = beta_of(nhat), _setting(trials)
     alphas = alphas_of(nhat)
-    eps = np.sort(trials.loc[trials.learner == "ppm", EPS].unique())
+    eps = np.sort(trials.loc[trials.learner == PPM, EPSILON].unique())
     grid = np.geomspace(eps.min(), eps.max(), 40)
     for i, alpha in enumerate(alphas):
         color, once = f"C{i}", (lambda text: text if i == 0 else None)
-        sub = nhat[(nhat.learner == "ppm") & (nhat.alpha == alpha)].sort_values(EPS)
-        plotting.draw_nhat(ax, sub[EPS], sub, float(trials["n"].max()),
+        sub = nhat[(nhat.learner == PPM) & (nhat.alpha == alpha)].sort_values(EPSILON)
+        plotting.draw_nhat(ax, sub[EPSILON], sub, float(trials["n"].max()),
                            dict(color=color, marker="o"), f"PPM, alpha = {alpha:g}")
-        erm = nhat[(nhat.learner == "erm") & (nhat.alpha == alpha)]
+        erm = nhat[(nhat.learner == ERM) & (nhat.alpha == alpha)]
         if len(erm) and plotting.uncensored(erm).all():
             ax.axhline(float(erm["n_hat"].iloc[0]), color=color, ls="-.", lw=1,
                        label=once("non-private ERM (dash-dot)"))
@@ -124,7 +125,7 @@ def _panel(ax, trials, nhat, rows) -> None:
                 label=once("Thm 4.9 explicit, |G| at n_pub = w_pub n (dashed)"))
         ok = plotting.uncensored(sub)
         if ok.any():
-            shape = bounds.realizable_shape(alpha, beta, sub[EPS].to_numpy(), d)
+            shape = bounds.realizable_shape(alpha, beta, sub[EPSILON].to_numpy(), d)
             c = bounds.fit_shape_constant(sub["n_hat"].to_numpy()[ok], shape[ok])
             ax.plot(grid, c * bounds.realizable_shape(alpha, beta, grid, d), color=color,
                     ls=":", lw=1, label=once("O-shape, one fitted constant (dotted)"))

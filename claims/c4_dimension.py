@@ -35,9 +35,11 @@ from scipy import stats
 
 from claims import c4_mechanism, plotting
 from claims.base import Claim, VerdictRow, beta_of
-from claims.verdicts import NOT_MEASURED, fmt_interval, prediction_verdict
+from claims.predictions import prediction_verdict
+from claims.verdicts import NOT_MEASURED, fmt_interval
 from analysis.aggregate import ERROR_COL
-from analysis.private_cost import PPM, private_cost_ratio_pooled
+from analysis.private_cost import private_cost_ratio_pooled
+from experiments.columns import D, EPSILON, ERM, POPULATION, PPM, W_PUB
 from ppm import bounds
 
 STATEMENT = "private cost grows with the exact ln|G| (~ d^2 ln n_pub), not with d"
@@ -59,17 +61,18 @@ NAMES = ("the ln|G|", "the d (VC) prediction")
 
 
 def _short(trials: pd.DataFrame) -> pd.DataFrame:
-    """learner, d, n, trial, error, epsilon (NaN for ERM), w_pub, ln|G| and the sample group:
-    the pipeline draws a trial's sample from (seed, population config, n, trial) only, so rows
-    equal in these ran on the same sample (every epsilon and ERM): resampled jointly."""
-    pop = sorted(c for c in trials.columns if c.startswith("population."))
+    """The columns the counted test reads, under their trials-CSV names (learner, d, n, trial,
+    error, epsilon: NaN for ERM, w_pub, ln|G|), and the sample group ``samples``: the pipeline
+    draws a trial's sample from (seed, population config, n, trial) only, so rows equal in these
+    ran on the same sample (every epsilon and ERM): resampled jointly."""
+    pop = sorted(c for c in trials.columns if c.startswith(POPULATION))
     samples = trials["seed"].astype(str)
     for c in pop:
         samples = samples + "|" + trials[c].astype(str)
     return pd.DataFrame({
-        "learner": trials["learner"], "d": trials["population.d"].astype(int),
+        "learner": trials["learner"], D: trials[D].astype(int),
         "n": trials["n"], "trial": trials["trial"], ERROR_COL: trials[ERROR_COL],
-        "epsilon": trials["learner.epsilon"], "w_pub": trials["population.w_pub"],
+        EPSILON: trials[EPSILON], W_PUB: trials[W_PUB],
         "log_n_hypotheses": trials["log_n_hypotheses"], "samples": samples})
 
 
@@ -81,12 +84,12 @@ def pool_trials(results) -> tuple[pd.DataFrame, float] | None:
         data = results.load(exp)
         if data is not None:
             t = _short(data[0])
-            parts.append(t[t.d.isin(ds)])
+            parts.append(t[t[D].isin(ds)])
             beta = beta_of(data[1]) if beta is None else beta
     if not parts:
         return None
     t = pd.concat(parts, ignore_index=True)
-    return (t, beta) if (t.d == 3).any() else None
+    return (t, beta) if (t[D] == 3).any() else None
 
 
 def wpub05_trials(results) -> list[tuple[pd.DataFrame, float, tuple]]:
@@ -110,7 +113,7 @@ def counted_test(results, n_boot: int) -> dict | None:
         return None
     t, beta = pool
     present = {(float(w), float(e)) for w, e in
-               t[t.learner == PPM][["w_pub", "epsilon"]].drop_duplicates().itertuples(index=False)}
+               t[t.learner == PPM][[W_PUB, EPSILON]].drop_duplicates().itertuples(index=False)}
     settings = {k: v for k, v in COUNTED.items() if k in present}
     fit = private_cost_ratio_pooled(t, settings, beta, error_col=ERROR_COL, n_boot=n_boot)
     fit["beta"], fit["missing"] = beta, sorted(set(COUNTED) - present)
@@ -175,8 +178,8 @@ def _setting_row(label, s: dict, note: str, source: str) -> VerdictRow:
         claim="C4", figure="c4_dimension",
         setting=f"w_pub={w_pub:g}, epsilon={eps:g}, alpha={alpha:g}, d=1,2,3 ({source})",
         paper=PAPER,
-        measured=f"n_hat PPM {_fmt(s['ppm'])}{' (d = 3: >, censored)' if cens else ''}; "
-                 f"ERM {_fmt(s['erm'])}; private cost P {_fmt(s['private'])}; exact ln|G| at "
+        measured=f"n_hat PPM {_fmt(s[PPM])}{' (d = 3: >, censored)' if cens else ''}; "
+                 f"ERM {_fmt(s[ERM])}; private cost P {_fmt(s['private'])}; exact ln|G| at "
                  f"n_pub = w_pub n_hat: " + ", ".join(f"{v:.1f}" for v in s["log_g"])
                  + f"; R_s = {s['ratio']:.2f}{' (a lower bound)' if cens else ''}",
         theory=f"ln|G|: R_s = {s['rho']:.2f}; d: R_s = 1",
@@ -190,14 +193,14 @@ def setting_rows(results) -> list[VerdictRow]:
     pool = pool_trials(results)
     if pool is not None:
         t, beta = pool
-        for (w, e), g in t[t.learner == PPM].groupby(["w_pub", "epsilon"]):
+        for (w, e), g in t[t.learner == PPM].groupby([W_PUB, EPSILON]):
             key = (float(w), float(e))
             for a in POOL_ALPHAS.get(key[0], ()):
                 rows += _breakdown(t, {key: (a,)}, beta,
                                    "a setting of the counted test" if a in COUNTED.get(key, ())
                                    else "outside the counted pool", "small-w_pub pool")
     for t, beta, alphas in wpub05_trials(results):
-        for e in sorted(t.loc[t.learner == PPM, "epsilon"].dropna().unique()):
+        for e in sorted(t.loc[t.learner == PPM, EPSILON].dropna().unique()):
             for a in alphas:
                 rows += _breakdown(t, {(0.5, float(e)): (a,)}, beta,
                                    "w_pub = 0.5 pool: d = 3 only at n <= 48", "w_pub 0.5 pool")
@@ -231,10 +234,10 @@ def d4_projection(label, s: dict, trials: int = 100, cells: int = 6) -> dict:
     ``trials`` fits per cell and ``cells`` grid cells around the crossing, at
     :data:`H100_RATE`."""
     w_pub = label[0]
-    p, lg, erm = s["private"], s["log_g"], s["erm"]
+    p, lg, erm = s["private"], s["log_g"], s[ERM]
     c = (p[2] - p[0]) / (lg[2] - lg[0])
     erm4 = erm[2] + (erm[2] - erm[1])
-    n4 = s["ppm"][2]
+    n4 = s[PPM][2]
     for _ in range(50):
         l4 = math.log(bounds.hypothesis_class_size(max(1, round(w_pub * n4)), 4))
         n4 = erm4 + p[2] + c * (l4 - lg[2])
@@ -339,12 +342,12 @@ def _nhat_panel(ax, fit: dict, w_pub: float) -> bool:
         return False
     for i, ((_, eps, a), s) in enumerate(mine):
         c = f"C{i % 10}"
-        ax.plot([1, 2, 3], s["ppm"], "o-", color=c, lw=1, ms=4,
+        ax.plot([1, 2, 3], s[PPM], "o-", color=c, lw=1, ms=4,
                 label=f"eps {eps:g}, alpha {a:g}")
-        ax.plot([1, 2, 3], s["erm"], ":", color=c, lw=0.8)
+        ax.plot([1, 2, 3], s[ERM], ":", color=c, lw=0.8)
         p = s["private"]
         for rho, m in ((s["rho"], "o"), (1.0, "x")):
-            ax.scatter([3.08], [s["erm"][2] + p[1] + rho * (p[1] - p[0])], marker=m, s=30,
+            ax.scatter([3.08], [s[ERM][2] + p[1] + rho * (p[1] - p[0])], marker=m, s=30,
                        facecolors="none" if m == "o" else c, edgecolors=c if m == "o" else None,
                        color=c)
     ax.scatter([], [], marker="o", facecolors="none", edgecolors="k",

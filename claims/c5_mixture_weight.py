@@ -18,22 +18,23 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import fmt_slope, rate_verdict, theory_with_alternative
+from claims.predictions import rate_verdict, theory_with_alternative
+from claims.verdicts import fmt_slope
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope_against
 from analysis.aggregate import ERROR_COL
+from experiments.columns import D, EPSILON, ERM, PPM, W_PUB
 
 STATEMENT = "only the total n matters, not w_pub"
 EXPERIMENTS = ("c5_mixture_weight", "c5_mixture_weight_d2")
-W, D, EPS = "population.w_pub", "population.d", "learner.epsilon"
 
 
 def _log_g_text(ppm, n_ref: int) -> str:
     """Median ln|G| per w_pub at the grid n nearest ``n_ref`` (where the learners are)."""
     ns = np.sort(ppm["n"].unique())
     n = int(ns[np.argmin(np.abs(ns - n_ref))])
-    lg = ppm[ppm["n"] == n].groupby(W)["log_n_hypotheses"].median()
+    lg = ppm[ppm["n"] == n].groupby(W_PUB)["log_n_hypotheses"].median()
     return f"ln|G| at n={n}: " + ", ".join(f"{v:.1f}" for v in lg.to_numpy()) + \
         f" (w_pub {', '.join(f'{w:g}' for w in lg.index)})"
 
@@ -43,15 +44,15 @@ NAMES = ("0 (total n only)", "a fixed private count")
 
 def _row(trials, nhat, alpha, exp, n_boot) -> VerdictRow:
     beta, d = beta_of(nhat), first(trials, D, int)
-    ppm = trials[trials.learner == "ppm"]
-    eps = first(ppm, EPS)
-    sub = nhat[(nhat.learner == "ppm") & (nhat.alpha == alpha)].sort_values(W)
-    fit = sample_complexity_slope_against(ppm, W, alpha, beta, error_col=ERROR_COL,
+    ppm = trials[trials.learner == PPM]
+    eps = first(ppm, EPSILON)
+    sub = nhat[(nhat.learner == PPM) & (nhat.alpha == alpha)].sort_values(W_PUB)
+    fit = sample_complexity_slope_against(ppm, W_PUB, alpha, beta, error_col=ERROR_COL,
                                           n_boot=n_boot)
     ok = plotting.uncensored(sub)
     vals = sub["n_hat"].to_numpy()[ok]
     spread = float(vals.max() / vals.min()) if vals.size else math.nan
-    ws = np.sort(ppm[W].unique())
+    ws = np.sort(ppm[W_PUB].unique())
     explicit_n = np.array([bounds.realizable_sample_complexity(alpha, beta, eps, d, w_pub=w)
                            for w in ws], dtype=float)
     explicit = loglog_slope(ws, explicit_n)[0]
@@ -90,14 +91,14 @@ def analyse(results) -> list[VerdictRow]:
 
 def _panel(ax, trials, nhat, rows) -> None:
     beta, d = beta_of(nhat), first(trials, D, int)
-    eps = first(trials[trials.learner == "ppm"], EPS)
+    eps = first(trials[trials.learner == PPM], EPSILON)
     for i, alpha in enumerate(alphas_of(nhat)):
-        for learner, ls in (("ppm", "-"), ("erm", "-.")):
-            sub = nhat[(nhat.learner == learner) & (nhat.alpha == alpha)].sort_values(W)
+        for learner, ls in ((PPM, "-"), (ERM, "-.")):
+            sub = nhat[(nhat.learner == learner) & (nhat.alpha == alpha)].sort_values(W_PUB)
             style, label = plotting.style_and_label(learner, f", alpha = {alpha:g}",
                                                     color=f"C{i}", ls=ls)
-            plotting.draw_nhat(ax, sub[W], sub, float(trials["n"].max()), style, label)
-    plotting.log_axes(ax, np.sort(trials[W].unique()), r"mixture weight $w_{pub}$",
+            plotting.draw_nhat(ax, sub[W_PUB], sub, float(trials["n"].max()), style, label)
+    plotting.log_axes(ax, np.sort(trials[W_PUB].unique()), r"mixture weight $w_{pub}$",
                       plotting.nhat_label(beta, " (total n)"))
     ax.set_title(f"d = {d}, epsilon = {eps:g}\nslopes: " + plotting.fmt_values(
         [(f"alpha={r.alpha:g}", r.slope) for r in rows if r.d == d]), fontsize=9)

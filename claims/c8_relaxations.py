@@ -18,14 +18,15 @@ import numpy as np
 from claims import plotting
 from claims.base import Claim, VerdictRow
 from claims.verdicts import error_resolution, mean_ci
+from experiments.columns import D, ERM, ETA, PPM, PUBLIC_POS_RATE
 
 STATEMENT = "the construction survives the two relaxations"
 TOL = 0.02  # "essentially the same accuracy": the interval's upper end within 2 points of error
 RELAXATIONS = (  # experiment, swept column, name, the paper's sentence, axis label
-    ("c8_eta", "population.eta", "relaxation (i)",
+    ("c8_eta", ETA, "relaxation (i)",
      "same construction, essentially the same accuracy when privacy is only correlated with "
      "the label", "relaxation (i): flip probability eta"),
-    ("c8_label_mix", "population.public_pos_rate", "relaxation (ii)",
+    ("c8_label_mix", PUBLIC_POS_RATE, "relaxation (ii)",
      "same construction and analysis when public examples carry both labels",
      "relaxation (ii): fraction of label 1 among public examples"),
 )
@@ -33,7 +34,7 @@ RELAXATIONS = (  # experiment, swept column, name, the paper's sentence, axis la
 
 def _row(trials, x_col, name, paper) -> VerdictRow:
     n = int(trials["n"].max())
-    ppm = trials[(trials.learner == "ppm") & (trials.n == n)]
+    ppm = trials[(trials.learner == PPM) & (trials.n == n)]
     x0 = ppm[x_col].min()
     base = ppm[ppm[x_col] == x0].set_index("trial")["error"]
     worst, worst_x, parts, ok_all, caveat_ok, fails, no_ci = -np.inf, None, [], True, True, \
@@ -50,7 +51,7 @@ def _row(trials, x_col, name, paper) -> VerdictRow:
         caveat_ok &= bool(np.isfinite(hi) and hi <= max(float(x), TOL))
         if m > worst:
             worst, worst_x = m, x
-    d = int(trials["population.d"].iloc[0])
+    d = int(trials[D].iloc[0])
     return VerdictRow(
         claim="C8", figure="c8_relaxations", setting=f"{name}, d={d}, n={n}", paper=paper,
         measured=f"PPM mean error minus mean error at {x_col.split('.')[-1]} = 0: "
@@ -78,7 +79,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
                for exp, x_col, _, _, xlabel in RELAXATIONS if results.load(exp) is not None]
     fig, axes = plotting.panels(len(present), 6.4, 6.0)
     for ax, (trials, x_col, xlabel), row in zip(axes, present, rows):
-        plotting.error_panel(ax, trials, x_col, xlabel, ["ppm", "erm"])
+        plotting.error_panel(ax, trials, x_col, xlabel, [PPM, ERM])
         ax.set_title(f"{row.setting}: {row.verdict}", fontsize=9)
     plotting.save(fig, out_dir, "c8_relaxations",
                   "C8: the relaxations of the label-determined privacy model")

@@ -31,16 +31,16 @@ import numpy as np
 from claims import c12_grid_halfplanes as c12
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
-from claims.verdicts import (fmt_band, fmt_slope, prediction_bands, rate_verdict,
-                             theory_with_alternative)
+from claims.predictions import fmt_band, prediction_bands, rate_verdict, theory_with_alternative
+from claims.verdicts import fmt_slope
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
 from analysis.aggregate import ERROR_COL
+from experiments.columns import EPSILON, ERM, FULLY_PRIVATE, PPM, T
 
 STATEMENT = "fully private learning pays for the domain; PPM does not"
-T = "population.T"
-LEARNERS = (("ppm", "-"), ("fully_private", "--"), ("erm", "-."))
+LEARNERS = ((PPM, "-"), (FULLY_PRIVATE, "--"), (ERM, "-."))
 CLAIM_HEADLINE_ALPHA = 0.1
 
 
@@ -102,17 +102,17 @@ def analyse(results) -> list[VerdictRow]:
     trials, nhat = data
     beta = beta_of(nhat)
     Ts = np.sort(trials[T].unique()).astype(float)
-    eps = first(trials[trials.learner == "ppm"], "learner.epsilon")
+    eps = first(trials[trials.learner == PPM], EPSILON)
     rows = []
     for alpha in alphas_of(nhat):
         fp, pp = (sample_complexity_slope_against(trials[trials.learner == lrn], T, alpha, beta,
                                                   error_col=ERROR_COL, n_boot=results.n_boot)
-                  for lrn in ("fully_private", "ppm"))
+                  for lrn in (FULLY_PRIVATE, PPM))
         th = _ln_t_range(Ts, beta)
         setting = (f"d=1 grid, T={int(Ts.min())}..{int(Ts.max())}, epsilon={eps:g}, "
                    f"alpha={alpha:g}")
         rows += _rows("C9", trials, pp, fp, th, alpha, beta, results.n_boot, setting,
-                      "fully private EM", "ppm", "fully_private",
+                      "fully private EM", PPM, FULLY_PRIVATE,
                       dict(d=1, epsilon=eps, alpha=float(alpha),
                            extra=f"T {int(Ts.min())}..{int(Ts.max())}"))
     return rows + _d2_rows(results)
@@ -131,13 +131,13 @@ def _d2_rows(results) -> list[VerdictRow]:
     for alpha in alphas_of(nhat):
         sc, pp = (sample_complexity_slope_against(trials[trials.learner == lrn], T, alpha, beta,
                                                   error_col=ERROR_COL, n_boot=results.n_boot)
-                  for lrn in (c12.MAIN, "ppm"))
+                  for lrn in (c12.MAIN, PPM))
         th = _ln_t_range(Ts, beta)
         setting = (f"d=2 grid {{0..T}}^2, T={int(Ts.min())}..{int(Ts.max())}, halfplane "
                    f"target, PPM epsilon={priv['ppm_epsilon']:g} vs Set Cover Learner "
                    f"({priv['text']}), alpha={alpha:g}")
         rows += _rows("C9", trials, pp, sc, th, alpha, beta, results.n_boot, setting,
-                      "Set Cover Learner", "ppm", c12.MAIN,
+                      "Set Cover Learner", PPM, c12.MAIN,
                       dict(d=2, epsilon=priv["ppm_epsilon"], alpha=float(alpha),
                            extra=f"d=2 vs Set Cover Learner; T {int(Ts.min())}..{int(Ts.max())}"))
     return rows
@@ -147,7 +147,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     trials, nhat = results.load("c9_domain")
     beta = beta_of(nhat)
     Ts = np.sort(trials[T].unique()).astype(float)
-    eps = first(trials[trials.learner == "ppm"], "learner.epsilon")
+    eps = first(trials[trials.learner == PPM], EPSILON)
     d2 = results.load(c12.EXPERIMENT) is not None
     fig, axes = plotting.panels(2 if d2 else 1, 7.4, 6.8)
     ax = axes[0]
@@ -160,7 +160,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
                                                     color=f"C{i}", ls=ls)
             plotting.draw_nhat(ax, sub[T], sub, float(trials["n"].max()), style, label)
             ok = plotting.uncensored(sub)
-            if learner == "fully_private" and ok.any():
+            if learner == FULLY_PRIVATE and ok.any():
                 shape = _em_shape(Ts, alpha, beta, eps)
                 c = bounds.fit_shape_constant(sub["n_hat"].to_numpy()[ok],
                                               shape[np.isin(Ts, sub[T].to_numpy()[ok])])

@@ -22,16 +22,19 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from experiments.columns import (DP_LOGISTIC, ERM, FULLY_PRIVATE, LOGISTIC, PPM, PUBLIC_ONLY,
+                                SEMI_PRIVATE, SEMI_PRIVATE_ALL)
+
 STYLE = {
-    "ppm": dict(color="C0", marker="o", label="PPM (Alg. 2)"),
-    "erm": dict(color="C2", marker="s", label="non-private ERM"),
-    "fully_private": dict(color="C3", marker="D", label="fully private EM on the grid"),
-    "semi_private": dict(color="C1", marker="v", label="semi-private (public unlabeled)"),
-    "semi_private_all": dict(color="C5", marker="^",
+    PPM: dict(color="C0", marker="o", label="PPM (Alg. 2)"),
+    ERM: dict(color="C2", marker="s", label="non-private ERM"),
+    FULLY_PRIVATE: dict(color="C3", marker="D", label="fully private EM on the grid"),
+    SEMI_PRIVATE: dict(color="C1", marker="v", label="semi-private (public unlabeled)"),
+    SEMI_PRIVATE_ALL: dict(color="C5", marker="^",
                              label="semi-private variant scoring public labels too"),
-    "logistic": dict(color="C2", marker="s", label="logistic regression (non-private)"),
-    "dp_logistic": dict(color="C3", marker="D", label="DP logistic regression (diffprivlib)"),
-    "public_only": dict(color="0.5", marker="x", label="public only"),
+    LOGISTIC: dict(color="C2", marker="s", label="logistic regression (non-private)"),
+    DP_LOGISTIC: dict(color="C3", marker="D", label="DP logistic regression (diffprivlib)"),
+    PUBLIC_ONLY: dict(color="0.5", marker="x", label="public only"),
 }
 _MARKERS = "oPX*hp<>d"
 OPEN_UPPER_LABEL = "dotted arrow: upper end of the interval open (Clopper-Pearson: too few trials)"

@@ -30,6 +30,7 @@ from claims.base import (SMOKE_NOTE, SMOKE_PREFIX, Claim, ResultStore, VerdictRo
 from claims.registry import CLAIMS
 from claims.verdicts import (CSV_FLOAT_FORMAT, combined_verdict, comparison_verdict,
                              counted, markdown_table)
+from experiments import columns
 from ppm.files import write_csv_atomic
 
 DETAIL_COLUMNS = ["claim", "setting", "measured", "theory", "looseness", "verdict"]
@@ -82,7 +83,7 @@ def override_series(claim: Claim, results: ResultStore) -> dict[str, list]:
         # a column that follows a swept one (C11's learner.k = ${population.k}) is not a series
         by = [c for c in _swept_keys(exp) if c in trials.columns] + ["n"]
         for col in trials.columns:
-            if not col.startswith(("learner.", "population.")) or col in by:
+            if not col.startswith((columns.MAIN, columns.POPULATION)) or col in by:
                 continue
             rows = trials.dropna(subset=[col])
             if rows.empty or rows[col].nunique() < 2 or execution_only(rows, col):
@@ -99,7 +100,7 @@ def _linked(col: str, table: pd.DataFrame) -> list[str]:
     if col not in table:
         return []
     param = col.rsplit(".", 1)[1]
-    return [c for c in table.columns if c.startswith("baselines.") and c.endswith("." + param)
+    return [c for c in table.columns if c.startswith(columns.BASELINES) and c.endswith("." + param)
             and table[c].dropna().nunique() > 1]
 
 

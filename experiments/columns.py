@@ -14,11 +14,15 @@ A row of ``trials.csv`` (and of every cached ``trial_XXXXX.csv``) has, in this o
 
 A parameter is written once, under the config entry that owns it: there is no bare
 ``epsilon`` / ``w_pub`` / ``d`` column.
+
+This module is the contract between the pipeline that writes the tables and the analysis and
+claims that read them: the row labels (:func:`learner_label`, :data:`PPM`, :data:`ERM`, ...) and
+the names of the setting columns the claims read (:data:`EPSILON`, :data:`W_PUB`, :data:`D`, ...)
+are spelled here and only here.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 # Measured (and per-trial bookkeeping) columns, in the order the pipeline writes them.
@@ -28,26 +32,73 @@ MEASURED = ("trial", "learner", "n", "n_pub", "n_priv", "error", "error_se", "op
             "n_test", "seed", "learner_seed")
 # Columns of an aggregated table that a trial's cache file does not carry.
 HEAD, TAIL = ("experiment_name", "claim"), ("cell_key",)
-MAIN = "learner."
+POPULATION, MAIN, BASELINES = "population.", "learner.", "baselines."
+
+# Row labels (the ``learner`` column). The main learner's label is its class name, except PPM's
+# (:func:`learner_label`); a baseline's is its key under ``baselines`` in the experiment config.
+PPM_CLASS = "PPMHalfspaceLearner"
+PPM = "ppm"
+ERM = "erm"  # the non-private ERM baseline
+FULLY_PRIVATE = "fully_private"
+SEMI_PRIVATE, SEMI_PRIVATE_ALL = "semi_private", "semi_private_all"
+GREEDY = "greedy"  # the non-private greedy set cover baseline
+SET_COVER = "SetCoverLearner"
+GENERIC = "GenericLearner"
+LABEL_BOOST, GAP_THRESHOLD = "LabelBoostLearner", "GapThresholdMechanism"
+LOGISTIC, DP_LOGISTIC, PUBLIC_ONLY = "logistic", "dp_logistic", "public_only"  # real data
+
+# The setting columns the claims read.
+D = POPULATION + "d"  # the sample space's dimension: every experiment has it (module docstring)
+W_PUB = POPULATION + "w_pub"
+T = POPULATION + "T"  # the size of the finite grid domains (C9, C12, C13, C16)
+C = POPULATION + "c"
+B = POPULATION + "b"
+K = POPULATION + "k"  # the target's literals (set cover populations)
+DOMAIN = POPULATION + "D"  # the set cover population's domain size
+ETA = POPULATION + "eta"
+PUBLIC_POS_RATE = POPULATION + "public_pos_rate"
+DECOY_ALPHA = POPULATION + "decoy_alpha"
+ALPHA_TARGET = POPULATION + "alpha_target"  # the alpha a member of C2's hard family is built for
+EPSILON = MAIN + "epsilon"
+DELTA = MAIN + "delta"
+EPSILON_HAT = MAIN + "epsilon_hat"
+LEARNER_K = MAIN + "k"
+ALPHA0 = MAIN + "alpha0"
+COMPOSITION = MAIN + "composition"
+
+
+def learner_label(target: str) -> str:
+    """The row label of a main learner configured with ``_target_`` = ``target``: its class
+    name, and :data:`PPM` for the PPM learner."""
+    name = str(target).rsplit(".", 1)[-1]
+    return PPM if name == PPM_CLASS else name
 
 
 def owner_prefix(label: str, main: bool) -> str:
     """``learner.`` for the main learner, ``baselines.<label>.`` for a baseline."""
-    return MAIN if main else f"baselines.{label}."
+    return MAIN if main else f"{BASELINES}{label}."
+
+
+def baseline_column(label: str, column: str) -> str:
+    """The column of a main-learner parameter (``learner.<param>``) when the baseline ``label``
+    owns it: ``baselines.<label>.<param>``."""
+    if not column.startswith(MAIN):
+        raise ValueError(f"{column!r} is not a learner.* column")
+    return owner_prefix(label, main=False) + column[len(MAIN):]
 
 
 def is_owner_column(col: str) -> bool:
-    return col.startswith(MAIN) or col.startswith("baselines.")
+    return col.startswith(MAIN) or col.startswith(BASELINES)
 
 
 def order_columns(df: pd.DataFrame) -> pd.DataFrame:
     """The canonical column order (module docstring); unknown columns go before ``cell_key``."""
     cols = list(df.columns)
     head = [c for c in HEAD if c in cols] + [c for c in MEASURED if c in cols]
-    pop = [c for c in cols if c.startswith("population.")]
+    pop = [c for c in cols if c.startswith(POPULATION)]
     learner = [c for c in cols if c.startswith(MAIN)]
-    labels = sorted({c.split(".")[1] for c in cols if c.startswith("baselines.")})
-    base = [c for lab in labels for c in cols if c.startswith(f"baselines.{lab}.")]
+    labels = sorted({c.split(".")[1] for c in cols if c.startswith(BASELINES)})
+    base = [c for lab in labels for c in cols if c.startswith(owner_prefix(lab, main=False))]
     tail = [c for c in TAIL if c in cols]
     known = set(head + pop + learner + base + tail)
     rest = [c for c in cols if c not in known]

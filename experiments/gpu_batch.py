@@ -200,12 +200,6 @@ def cached_trials(cell: cost.Cell) -> int:
     return sum((cell_dir / f"trial_{t:05d}.csv").exists() for t in range(cell.trials))
 
 
-def _label(est_cfg: dict) -> str:
-    """A learner's row label, as the pipeline gives it (``ppm`` for the PPM learner)."""
-    name = str(est_cfg["_target_"]).rsplit(".", 1)[-1]
-    return "ppm" if name == "PPMHalfspaceLearner" else name
-
-
 def committed_execution_values(found: list[cost.Cell]) -> dict[str, dict[str, dict]]:
     """Per cell key, per row label: the execution-only columns as ``make reproduce`` writes them
     (the experiment's config with the cell's own overrides, without the runner's settings and
@@ -225,7 +219,7 @@ def committed_execution_values(found: list[cost.Cell]) -> dict[str, dict[str, di
             (cfg, columns.owner_prefix(name, False))
             for name, cfg in sorted((spec.get("baselines") or {}).items())]
         for i, (est_cfg, prefix) in enumerate(ests):
-            label = _label(est_cfg) if i == 0 else prefix.split(".")[1]
+            label = columns.learner_label(est_cfg["_target_"]) if i == 0 else prefix.split(".")[1]
             per_label[label] = {f"{prefix}{p}": est_cfg[p]
                                 for p in seeding.execution_params(est_cfg) if p in est_cfg}
         out[key] = per_label

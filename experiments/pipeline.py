@@ -44,14 +44,9 @@ from ppm.diagnostics import empirical_error
 from ppm.populations import check_population, is_synthetic
 from ppm.validation import NoPublicExamplesWarning, check_open_unit, check_positive_int
 
-def _learner_label(est_cfg: dict) -> str:
-    name = str(est_cfg["_target_"]).rsplit(".", 1)[-1]
-    return "ppm" if name == "PPMHalfspaceLearner" else name
-
-
 def _estimators(spec: dict) -> list[tuple[str, dict]]:
     learner = spec["learner"]
-    out = [(_learner_label(learner), learner)]
+    out = [(columns.learner_label(learner["_target_"]), learner)]
     for name, est_cfg in sorted((spec.get("baselines") or {}).items()):
         if not isinstance(est_cfg, dict) or "_target_" not in est_cfg:
             raise ValueError(f"baselines.{name} must be a mapping with a _target_, got {est_cfg!r}")
@@ -215,9 +210,9 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
                 "n_test": spec["n_test"],
                 "seed": spec["seed"],
                 "learner_seed": learner_seed,
-                **_flatten("population.", spec["population"]),
+                **_flatten(columns.POPULATION, spec["population"]),
                 # a population without a d parameter still has a dimension: one name for it
-                **({} if "d" in spec["population"] else {"population.d": population.d}),
+                **({} if "d" in spec["population"] else {columns.D: population.d}),
                 **_flatten(owned[label], est_cfg),  # learner.* or baselines.<label>.*
             })
     return columns.order_columns(pd.DataFrame(rows))

@@ -157,20 +157,21 @@ def test_c4_sample_key_marks_rows_run_on_one_sample():
     every such (d, n, trial) group must really be one sample scored at several epsilons (one
     |G|, one ERM error), and different d must never share a key."""
     from claims.c4_dimension import ERROR_COL, _short
+    from experiments.columns import D, EPSILON, ERM, PPM
 
     store = ResultStore(ROOT / "results")
     for exp in ("c4_epsilon_fit", "c4_dimension_d3_wpub", "c4_epsilon_fit_d3", "c4_wpub06_d12",
                 "c4_wpub06_d3"):
         t = _short(store.load(exp)[0])
-        ppm = t[t.learner == "ppm"]
+        ppm = t[t.learner == PPM]
         g = ppm.groupby(["samples", "n", "trial"])
-        assert (g["epsilon"].nunique() >= 2).all(), exp
+        assert (g[EPSILON].nunique() >= 2).all(), exp
         assert (g["log_n_hypotheses"].nunique() == 1).all(), exp
-        assert (ppm.groupby("samples")["d"].nunique() == 1).all(), exp
+        assert (ppm.groupby("samples")[D].nunique() == 1).all(), exp
     d3 = [_short(store.load(e)[0]) for e in ("c4_dimension_d3_wpub", "c4_epsilon_fit_d3")]
-    keys = [set(t.loc[t.learner == "erm", "samples"]) for t in d3]
+    keys = [set(t.loc[t.learner == ERM, "samples"]) for t in d3]
     assert keys[0] == keys[1]  # the two d = 3 sweeps draw the same samples ...
-    erm = [t[t.learner == "erm"].set_index(["n", "trial"])[ERROR_COL].sort_index() for t in d3]
+    erm = [t[t.learner == ERM].set_index(["n", "trial"])[ERROR_COL].sort_index() for t in d3]
     pd.testing.assert_series_equal(erm[0], erm[1])  # ... and ERM confirms it
 
 

@@ -177,3 +177,76 @@ def test_a_cell_key_that_looks_like_a_number_stays_text(tmp_path):
     aggregate(sweep, root / "c10_homogeneity")
     assert set(pd.read_csv(root / "c10_homogeneity" / "trials.csv", dtype=str)["cell_key"]) == {
         "45e09596829787507045"}
+
+
+# --- the contract: the pipeline writes, and the claims read, the names of experiments.columns
+
+SETTING_COLUMNS = ("D", "W_PUB", "T", "C", "B", "K", "DOMAIN", "ETA", "PUBLIC_POS_RATE",
+                   "DECOY_ALPHA", "ALPHA_TARGET", "EPSILON", "DELTA", "EPSILON_HAT", "LEARNER_K",
+                   "ALPHA0", "COMPOSITION")
+# Modules whose column and label literals are still to move onto the contract (owned elsewhere
+# while this was written); any other module spelling one fails below.
+NOT_YET = {"claims/c4_mechanism.py", "claims/c15_active.py", "claims/c16_union_polygons.py",
+           "claims/real_breast_cancer.py"}
+
+
+def test_the_pipeline_writes_the_contracts_names(tmp_path):
+    from experiments import columns
+    df = pipeline.run(_compose(["experiment=c10_homogeneity", f"results_root={tmp_path}",
+                                "n=12", *TINY]))
+    assert {columns.D, columns.ETA, columns.EPSILON} <= set(df.columns)
+    assert {columns.PPM, columns.ERM, columns.SEMI_PRIVATE, columns.SEMI_PRIVATE_ALL} == \
+        set(df["learner"])
+    assert columns.baseline_column(columns.SEMI_PRIVATE, columns.EPSILON) in df.columns
+
+
+def test_every_setting_the_claims_read_is_a_committed_column():
+    """Each setting name of the contract is the header of some committed trials table (all
+    written by the pipeline), so a misspelt constant cannot pass for a missing setting."""
+    from experiments import columns
+    headers = set()
+    for path in sorted((ROOT / "results").glob("*/trials.csv")):
+        headers |= set(pd.read_csv(path, nrows=0).columns)
+    missing = {name: getattr(columns, name) for name in SETTING_COLUMNS
+               if getattr(columns, name) not in headers}
+    assert not missing
+
+
+def test_one_label_rule_for_the_pipeline_and_the_gpu_batches():
+    from experiments import columns, gpu_batch
+    from ppm import PPMHalfspaceLearner
+    assert columns.PPM_CLASS == PPMHalfspaceLearner.__name__
+    assert columns.learner_label("ppm.PPMHalfspaceLearner") == columns.PPM
+    assert columns.learner_label("ppm.set_cover.SetCoverLearner") == columns.SET_COVER
+    for module in (pipeline, gpu_batch):
+        assert "PPMHalfspaceLearner" not in Path(module.__file__).read_text()
+
+
+def _code_strings(path: Path):
+    """The string constants of a module's code (docstrings left out)."""
+    import ast
+    tree = ast.parse(path.read_text())
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+            and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docs]
+
+
+def test_analysis_and_claims_spell_no_column_or_label():
+    """Columns and row labels are named in experiments/columns.py only: the analysis and the
+    claims import them (a prefix or label spelt out again would drift from what is written)."""
+    from experiments import columns
+    labels = {v for k, v in vars(columns).items()
+              if k.isupper() and isinstance(v, str) and not v.endswith(".")} - {
+        getattr(columns, name) for name in SETTING_COLUMNS}
+    prefixes = (columns.POPULATION, columns.MAIN, columns.BASELINES)
+    found = []
+    for path in sorted([*(ROOT / "claims").glob("*.py"), *(ROOT / "analysis").glob("*.py")]):
+        if str(path.relative_to(ROOT)) in NOT_YET:
+            continue
+        found += [f"{path.relative_to(ROOT)}:{line}: {text!r}" for line, text in _code_strings(path)
+                  if text.startswith(prefixes) or text in labels]
+    assert not found

@@ -17,7 +17,7 @@ from omegaconf import OmegaConf
 from omegaconf.errors import ValidationError
 
 import experiments.pipeline as pipeline
-from experiments import seeding
+from experiments import columns, seeding
 from experiments.schema import register_configs
 from analysis.aggregate import aggregate, curve_columns, curve_params
 
@@ -123,12 +123,12 @@ def test_every_experiment_smoke_runs(experiment, tmp_path):
     learners = 1 + len(cfg.baselines)
     assert len(df) == 3 * learners
     assert df["error"].between(0, 1).all()
-    learner = pipeline._learner_label(OmegaConf.to_container(cfg.learner, resolve=True))
+    learner = columns.learner_label(OmegaConf.to_container(cfg.learner, resolve=True)["_target_"])
     assert learner in set(df["learner"])
-    for col in ("n_pub", "n_hypotheses", "fit_seconds", "population.d"):
+    for col in ("n_pub", "n_hypotheses", "fit_seconds", columns.D):
         assert col in df.columns
     if "epsilon" in cfg.learner:  # a private learner (c16_greedy's is not)
-        assert "learner.epsilon" in df.columns
+        assert columns.EPSILON in df.columns
     assert not {"epsilon", "w_pub", "d"} & set(df.columns)  # each parameter once
     for key in cfg.population:
         if key != "_target_":

@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from analysis.private_cost import log_g_at, private_cost_ratio_pooled
-from claims.verdicts import FAILS, HOLDS, prediction_verdict
+from claims.predictions import prediction_verdict
+from claims.verdicts import FAILS, HOLDS
+from experiments.columns import D, EPSILON, ERM, PPM, W_PUB
 
 LOG_G = {1: 4.0, 2: 12.0, 3: 23.0}  # an exact-ln|G| shape: ratio (23 - 12) / (12 - 4) = 1.375
 GRID = np.unique(np.round(8 * 2 ** (np.arange(0, 64) / 10))).astype(int)  # 8 .. ~680, 7% steps
@@ -27,14 +29,15 @@ def _trials(private, erm=lambda d: 20.0 * d, settings=((0.1, 1.0), (0.1, 2.0)), 
         for n in grid:
             for t in range(trials):
                 u = rng.uniform(0.75, 1.0)
-                rows.append(dict(learner="erm", d=d, n=n, trial=t, error=float(n < erm(d) * u),
-                                 epsilon=math.nan, w_pub=0.1, samples=f"s{d}",
-                                 log_n_hypotheses=math.nan))
+                rows.append({"learner": ERM, D: d, "n": n, "trial": t,
+                             "error": float(n < erm(d) * u), EPSILON: math.nan, W_PUB: 0.1,
+                             "samples": f"s{d}", "log_n_hypotheses": math.nan})
                 for _, eps in settings:
                     th = (erm(d) + private(d, eps)) * u
-                    rows.append(dict(learner="ppm", d=d, n=n, trial=t, error=float(n < th),
-                                     epsilon=eps, w_pub=0.1, samples=f"s{d}",
-                                     log_n_hypotheses=LOG_G[d] + 0.01 * math.log(n)))
+                    rows.append({"learner": PPM, D: d, "n": n, "trial": t,
+                                 "error": float(n < th), EPSILON: eps, W_PUB: 0.1,
+                                 "samples": f"s{d}",
+                                 "log_n_hypotheses": LOG_G[d] + 0.01 * math.log(n)})
     return pd.DataFrame(rows)
 
 
@@ -77,7 +80,7 @@ def test_a_setting_censored_at_d3_makes_the_ratio_a_lower_bound():
 
 def test_settings_without_every_d_or_censored_below_d3_are_excluded():
     df = _trials(lambda d, eps: 12.0 * LOG_G[d] / eps)
-    fit = private_cost_ratio_pooled(df[~((df.d == 2) & (df.learner == "erm"))], SETTINGS, 0.1,
+    fit = private_cost_ratio_pooled(df[~((df[D] == 2) & (df.learner == ERM))], SETTINGS, 0.1,
                                     n_boot=0)
     assert not fit["settings"] and "not run at every d" in fit["excluded"][0][-1]
     fit = private_cost_ratio_pooled(df[df.n <= 40], SETTINGS, 0.1, n_boot=0)

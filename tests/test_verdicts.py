@@ -14,9 +14,10 @@ from scipy import stats
 
 from claims.real_breast_cancer import nadeau_bengio
 from claims.report import verdict_table
+from claims.predictions import (prediction_bands, prediction_verdict, rate_verdict,
+                                theory_with_alternative)
 from claims.verdicts import (FAILS, FASTER, HOLDS, SLOPE_TOL, combined_verdict, markdown_table,
-                             mean_ci, prediction_bands, prediction_verdict, rate_verdict,
-                             slope_band, theory_with_alternative, upper_bound_verdict, verdict)
+                             mean_ci, slope_band, upper_bound_verdict, verdict)
 from analysis.slopes import sample_complexity_slope_against, sample_complexity_slope_paired
 
 TH = (1.0, 1.2)
