@@ -14,19 +14,25 @@ with ``k - 1`` degrees of freedom (:func:`nadeau_bengio`). The correction is for
 the splits only: the private mechanisms' noise is independent across splits and must not be
 inflated. :func:`split_mechanism_interval` separates the two from several mechanism draws per
 split (a ``draw`` column in the trials): the between-split variance, less its mechanism share,
-is corrected, the within-split (mechanism) variance enters divided by the draws. The committed
-trials carry one draw per split (50 draws would take ~13 CPU-hours: PPM's fit is ~4.7 s, and a
-draw refits it), so there the two cannot be separated and the plain Nadeau-Bengio interval, which
-inflates the mechanism noise too, is an upper bound on the width; the row says so.
+is corrected, the within-split (mechanism) variance enters divided by the draws. The draws
+come from ``scripts/real_draws.py``: it replays the sweep's 40 splits exactly (draw 0
+reproduces every committed PPM and DP-LR error) and draws each private mechanism 20 times per
+split and epsilon (PPM's class ``G`` and its score histogram, which use no randomness and no
+epsilon, are built once per split and handed back to ``fit``, whose draw is unchanged; DP-LR is
+refitted), in about 5 minutes on one core; its table ``real_breast_cancer_draws/trials.csv``
+replaces the one-draw trials in the comparison when present (:func:`_private_trials`). Each row
+states both parts of the variance (:func:`variance_parts`: the split-level and the mechanism
+standard deviations).
 
 Verdict: "PPM better" / "DP-LR better" when the interval excludes 0; "no difference" only when
 the interval lies within +-``EQUIVALENCE`` (an equivalence test); otherwise "inconclusive": an
 interval straddling 0 is a test without power, not evidence of no difference. Every row states
 the smallest difference its design detects with 80% power (:func:`detectable_difference`), so an
-"inconclusive" says how large an effect it could have seen: with one draw per split the
-Nadeau-Bengio factor ``1/k + n_test/n_train`` (1.87 here) does not shrink with more splits, so
-more splits alone cannot buy power; more mechanism draws per split (whose noise enters divided
-by their number, :func:`split_mechanism_interval`) can.
+"inconclusive" says how large an effect it could have seen: the Nadeau-Bengio factor ``1/J +
+n_test/n_train`` (1.87 here) of the split-level variance does not shrink with more splits, and
+the mechanism part shrinks with the draws; the row also gives the floor that no number of
+draws goes below, the detectable difference with the mechanism part removed
+(:func:`draws_floor`).
 
 The comparison is not like for like: PPM protects only the malignant records, DP-LR protects
 every record. A DP-LR that protects the same records as PPM (only the malignant rows private)
@@ -40,6 +46,7 @@ import math
 import textwrap
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from claims import plotting
@@ -112,7 +119,36 @@ def split_mechanism_interval(diffs_by_split, n_train: int, n_test: int, level: f
     return m, m - half, m + half, float(2 * t.sf(abs(m) / se)), True
 
 
+def variance_parts(diffs_by_split) -> tuple[float, float, int, int]:
+    """``(s_split^2, s_w^2, J, k)`` of :func:`split_mechanism_interval`'s decomposition: the
+    split-level variance ``max(s_b^2 - s_w^2 / k, 0)`` and the pooled within-split (mechanism)
+    variance, with ``J`` splits of ``k`` draws (NaN parts with fewer than 2 of either)."""
+    parts = [np.asarray(d, dtype=float) for d in diffs_by_split]
+    parts = [d[np.isfinite(d)] for d in parts]
+    parts = [d for d in parts if d.size]
+    k = min((d.size for d in parts), default=0)
+    J = len(parts)
+    if k < 2 or J < 2:
+        return math.nan, math.nan, J, k
+    parts = [d[:k] for d in parts]
+    means = np.array([d.mean() for d in parts])
+    s_w2 = float(np.mean([d.var(ddof=1) for d in parts]))
+    return max(float(means.var(ddof=1)) - s_w2 / k, 0.0), s_w2, J, k
+
+
 POWER = 0.8  # the power at which a design's smallest detectable difference is stated
+
+
+def draws_floor(split_var: float, J: int, n_train: int, n_test: int, level: float = LEVEL,
+                power: float = POWER) -> float:
+    """The detectable difference of the same splits with infinitely many draws: the mechanism
+    part gone, only the corrected split-level variance ``(1/J + n_test/n_train) s_split^2``
+    left (``J - 1`` degrees of freedom)."""
+    if not np.isfinite(split_var) or J < 2:
+        return math.nan
+    t = stats.t(df=J - 1)
+    se = math.sqrt((1.0 / J + n_test / n_train) * split_var)
+    return (float(t.ppf(0.5 + level / 2)) + float(t.ppf(power))) * se
 
 
 def detectable_difference(lo: float, hi: float, df: int, level: float = LEVEL,
@@ -165,6 +201,24 @@ def _trials(results):
     return None if data is None else data[0].assign(accuracy=1.0 - data[0]["error"])
 
 
+DRAWS = "real_breast_cancer_draws/trials.csv"  # scripts/real_draws.py (module docstring)
+
+
+def _private_trials(results, trials):
+    """The private learners' trials with several mechanism draws per split when
+    ``scripts/real_draws.py`` has written them (its draw 0 is the committed trial), else the
+    sweep's one-draw trials. Returns ``(trials, source)``."""
+    path = results.root / DRAWS
+    if not path.exists():
+        return trials, "the sweep's trials (1 draw per split)"
+    d = pd.read_csv(path)
+    d = d.assign(accuracy=1.0 - d["error"])
+    # the DP-LR rows' epsilon under the sweep's column name (the draws table has one column)
+    d["baselines.dp_logistic.epsilon"] = d["learner.epsilon"].where(d.learner == "dp_logistic")
+    d["learner.epsilon"] = d["learner.epsilon"].where(d.learner == "ppm")
+    return d, f"{DRAWS} ({int(d['draw'].nunique())} draws per split)"
+
+
 def _by_eps(trials, learner):
     """epsilon -> accuracy indexed by (trial, draw) (draw 0 when the trials have one)."""
     g = trials[trials.learner == learner]
@@ -181,8 +235,9 @@ def analyse(results) -> list[VerdictRow]:
     n = int(trials["n"].iloc[0])
     n_test = N_ROWS - n
     feats = trials["population.features"].iloc[0] if "population.features" in trials else ""
-    ppm, dpl = _by_eps(trials, "ppm"), _by_eps(trials, "dp_logistic")
-    k = trials["trial"].nunique()
+    priv, source = _private_trials(results, trials)
+    ppm, dpl = _by_eps(priv, "ppm"), _by_eps(priv, "dp_logistic")
+    k = priv["trial"].nunique()
     rows = []
     for e in sorted(set(ppm) & set(dpl)):
         diff = (ppm[e] - dpl[e]).dropna()
@@ -191,6 +246,12 @@ def analyse(results) -> list[VerdictRow]:
         split_means = np.array([d.mean() for d in by_split])
         mde = detectable_difference(lo, hi, len(by_split) - 1)
         draws = min(d.size for d in by_split)
+        split_var, mech_var, J, _ = variance_parts(by_split)
+        floor = draws_floor(split_var, J, n, n_test)
+        parts = (f"; sd of the difference: {math.sqrt(split_var):.3f} between splits (splits), "
+                 f"{math.sqrt(mech_var):.3f} between draws on one split (mechanisms); with "
+                 f"infinitely many draws these splits detect {floor:.3f} at best"
+                 if np.isfinite(split_var) else "")
         how = (f"{draws} mechanism draws per split: Nadeau-Bengio on the split variance only"
                if separated else "1 mechanism draw per split: Nadeau-Bengio on the whole "
                "variance, mechanism noise included (conservative)")
@@ -204,7 +265,7 @@ def analyse(results) -> list[VerdictRow]:
             measured=f"eps {e:g}: PPM - DP-LR {m:+.3f} [{lo:+.3f}, {hi:+.3f}], p = {p:.2g} "
                      f"(accuracy {ppm[e].mean():.3f} vs {dpl[e].mean():.3f}; PPM ahead on "
                      f"{int((split_means > 0).sum())} of {split_means.size} splits); "
-                     f"detectable at {POWER:.0%} power: {mde:.3f}",
+                     f"detectable at {POWER:.0%} power: {mde:.3f}{parts}; from {source}",
             theory=("(no theorem: an application) PPM - DP-LR > 0; alternative: no difference "
                     f"(within +-{EQUIVALENCE:g}) or DP-LR better"),
             verdict=comparison(lo, hi, mde),
