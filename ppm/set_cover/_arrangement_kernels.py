@@ -69,8 +69,8 @@ def _bucket(box, n0, n1, N0, N1, thr):
 
 @njit(cache=True)
 def _emit(mode, g, lo, hi, P0, Q0, P1, Q1, xs, ys, B, cum0, cum1, N0, N1, thr,
-          bucket_area, target, out, rec_int, rec_area, n_rec):
-    """Handle one closed trapezoid. Returns the new record count (or -1 when mode 1 hit)."""
+          bucket_area, bucket_count, tb, rec_int, rec_area, n_rec):
+    """Handle one closed trapezoid. Returns the new record count."""
     if P0 * Q1 == P1 * Q0:
         return n_rec
     area = _trapezoid_area(lo, hi, P0, Q0, P1, Q1, xs, ys, B)
@@ -78,26 +78,18 @@ def _emit(mode, g, lo, hi, P0, Q0, P1, Q1, xs, ys, B, cum0, cum1, N0, N1, thr,
         return n_rec
     if mode == 0:
         for box in range(2):
-            bucket_area[_bucket(box, cum0[g], cum1[g], N0, N1, thr)] += area
-    elif mode == 1:
-        tb = int(target[0])
-        box = tb // (N0 + N1 + 2)
-        if _bucket(box, cum0[g], cum1[g], N0, N1, thr) == tb:
-            target[1] += area
-            if target[1] >= target[2]:
-                out[0], out[1], out[2], out[3] = P0, Q0, P1, Q1
-                out[4], out[5] = lo, hi
-                return -1
-            out[0], out[1], out[2], out[3] = P0, Q0, P1, Q1  # last seen (rounding fallback)
-            out[4], out[5] = lo, hi
-    else:
-        rec_int[n_rec, 0], rec_int[n_rec, 1] = P0, Q0
-        rec_int[n_rec, 2], rec_int[n_rec, 3] = P1, Q1
-        rec_int[n_rec, 4], rec_int[n_rec, 5] = lo, hi
-        rec_int[n_rec, 6], rec_int[n_rec, 7] = cum0[g], cum1[g]
-        rec_area[n_rec] = area
-        n_rec += 1
-    return n_rec
+            b = _bucket(box, cum0[g], cum1[g], N0, N1, thr)
+            bucket_area[b] += area
+            bucket_count[b] += 1
+        return n_rec
+    if mode == 1 and _bucket(tb // (N0 + N1 + 2), cum0[g], cum1[g], N0, N1, thr) != tb:
+        return n_rec
+    rec_int[n_rec, 0], rec_int[n_rec, 1] = P0, Q0
+    rec_int[n_rec, 2], rec_int[n_rec, 3] = P1, Q1
+    rec_int[n_rec, 4], rec_int[n_rec, 5] = lo, hi
+    rec_int[n_rec, 6], rec_int[n_rec, 7] = cum0[g], cum1[g]
+    rec_area[n_rec] = area
+    return n_rec + 1
 
 
 @njit(cache=True)
@@ -137,14 +129,17 @@ def _reverse_blocks(inv, n_inv, order, pos_of, xs, ys, P, Q, cum0, cum1, c0, c1,
 
 @njit(cache=True)
 def sweep(mode, xs, ys, c0, c1, B, ev_P, ev_Q, ev_i, ev_j, grp, thr,
-          bucket_area, target, out, rec_int, rec_area):
+          bucket_area, bucket_count, tb, rec_int, rec_area):
     """Sweep the arrangement of the distinct lines ``(xs, ys)`` (sorted by ``(x, y)``).
 
-    mode 0: accumulate the area of every score bucket into ``bucket_area``;
-    mode 1: find the trapezoid where the running area of bucket ``target[0]`` first reaches
-    ``target[2]`` (running sum in ``target[1]``), written to ``out``; returns 1 if found;
-    mode 2: record every trapezoid in ``rec_int`` / ``rec_area``; returns the count.
-    Returns -2 if an exactness check failed.
+    mode 0: accumulate the area and the number of trapezoids of every score bucket into
+    ``bucket_area`` / ``bucket_count``; returns 0;
+    mode 1: record the trapezoids of bucket ``tb`` (box-1 coordinates; ``rec_int`` needs
+    ``bucket_count[tb]`` rows) in sweep order; returns the count;
+    mode 2: record every box-1 trapezoid; returns the count.
+    A record is ``(P0, Q0, P1, Q1, lo, hi, n0, n1)`` in ``rec_int`` and its area in
+    ``rec_area``. No draw happens here: the caller draws among the records
+    (:func:`ppm.mechanisms.draw_index`). Returns -2 if an exactness check failed.
     """
     m = xs.shape[0]
     N0, N1 = c0.sum(), c1.sum()
@@ -193,15 +188,13 @@ def sweep(mode, xs, ys, c0, c1, B, ev_P, ev_Q, ev_i, ev_j, grp, thr,
             lo = order[g - 1] if g > 0 else -1
             hi = order[g] if g < m else -1
             n_rec = _emit(mode, g, lo, hi, sP[g], sQ[g], P, Q, xs, ys, B, cum0, cum1,
-                          N0, N1, thr, bucket_area, target, out, rec_int, rec_area, n_rec)
-            if n_rec < 0:
-                return 1
+                          N0, N1, thr, bucket_area, bucket_count, tb, rec_int, rec_area, n_rec)
             sP[g], sQ[g] = P, Q
         if n_inv > 1:
             if not _reverse_blocks(inv, n_inv, order, pos_of, xs, ys, P, Q,
                                    cum0, cum1, c0, c1, buf):
                 return -2
-    return n_rec if mode == 2 else 0
+    return n_rec
 
 
 @njit(cache=True)

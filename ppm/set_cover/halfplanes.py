@@ -194,9 +194,10 @@ class HalfplaneSelector:
         one = np.concatenate([np.arange(N0 + 1) - threshold, -np.arange(N1 + 1.0)])
         return np.concatenate([one, one])
 
-    def _run(self, arr, mode, threshold, bucket_area, target, out, rec_int, rec_area):
+    @staticmethod
+    def _run(arr, mode, threshold, bucket_area, bucket_count, tb, rec_int, rec_area):
         r = K.sweep(mode, arr.xs, arr.ys, arr.c0, arr.c1, arr.B, arr.ev_P, arr.ev_Q,
-                    arr.ev_i, arr.ev_j, arr.grp, threshold, bucket_area, target, out,
+                    arr.ev_i, arr.ev_j, arr.grp, threshold, bucket_area, bucket_count, tb,
                     rec_int, rec_area)
         if r == -2:
             raise RuntimeError("exactness check failed: concurrent lines not adjacent")
@@ -205,23 +206,23 @@ class HalfplaneSelector:
     def bucket_distribution(self, X, y, threshold, epsilon):
         """Per score bucket: (box, q, area, probability); the exact EM marginal over ``q``."""
         arr, X, y, threshold, epsilon = self._prepare(X, y, threshold, epsilon)
-        area, q, logp = self._buckets(arr, threshold, epsilon)
+        area, _, q, logp = self._buckets(arr, threshold, epsilon)
         nb = area.size // 2
         return pd.DataFrame({"box": np.repeat([1, 2], nb), "q": q, "area": area,
                              "probability": np.exp(logp)})
 
     def _buckets(self, arr, threshold, epsilon):
+        """Per score bucket: area, number of trapezoids, score ``q``, log-probability."""
         nb = 2 * (int(arr.c0.sum()) + int(arr.c1.sum()) + 2)
-        area = np.zeros(nb)
-        dummy_i, dummy_f = np.zeros((1, 8), dtype=np.int64), np.zeros(1)
-        self._run(arr, 0, threshold, area, np.zeros(3), np.zeros(6, dtype=np.int64),
-                  dummy_i, dummy_f)
+        area, count = np.zeros(nb), np.zeros(nb, dtype=np.int64)
+        self._run(arr, 0, threshold, area, count, -1, np.zeros((1, 8), dtype=np.int64),
+                  np.zeros(1))
         q = self._bucket_scores(arr, threshold)
         with np.errstate(divide="ignore"):
             logw = np.log(area) + 0.5 * epsilon * q  # log-sum-exp in float64
         top = logw.max()
         logp = logw - (top + np.log(np.exp(logw - top).sum()))
-        return area, q, logp
+        return area, count, q, logp
 
     def select(self, X, y, threshold: float, epsilon: float,
                rng: np.random.Generator) -> Halfplane:
@@ -229,17 +230,19 @@ class HalfplaneSelector:
         ``q(h) = min(#h_0(S_0) - threshold, -#h_0(S_1))`` (S_0 / S_1: points with y = 0 / 1).
 
         A score bucket is drawn with probability ``∝ its area * exp(epsilon q / 2)``, then a
-        trapezoid of that bucket ``∝`` its area (second sweep), then a uniform point in it:
-        together exactly a cell ``∝ area * exp(epsilon q / 2)`` and a uniform point in it."""
+        trapezoid of that bucket ``∝`` its area (the second sweep lists the bucket's
+        trapezoids), then a uniform point in it: together exactly a cell ``∝ area * exp(epsilon
+        q / 2)`` and a uniform point in it. Both picks are :func:`ppm.mechanisms.draw_index`."""
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy Generator, got {rng!r}")
         arr, X, y, threshold, epsilon = self._prepare(X, y, threshold, epsilon)
-        area, q, logp = self._buckets(arr, threshold, epsilon)
+        area, count, q, logp = self._buckets(arr, threshold, epsilon)
         tb = draw_index(logp, rng)
-        target = np.array([tb, 0.0, rng.random() * area[tb]])
-        out = np.zeros(6, dtype=np.int64)
-        self._run(arr, 1, threshold, np.zeros(1), target, out,
-                  np.zeros((1, 8), dtype=np.int64), np.zeros(1))
+        rec_i, rec_a = np.zeros((count[tb], 8), dtype=np.int64), np.zeros(count[tb])
+        if self._run(arr, 1, threshold, np.zeros(1), np.zeros(1, dtype=np.int64), tb,
+                     rec_i, rec_a) != count[tb]:
+            raise RuntimeError("the second sweep listed another number of trapezoids")
+        out = rec_i[draw_index(np.log(rec_a), rng), :6]  # areas > 0: the sweep skips empty ones
         box = tb // (area.size // 2)
         a, b = self._uniform_point(arr, out, rng)
         return Halfplane(a + (2 * arr.B if box == 1 else 0), b, self.T)
@@ -275,13 +278,13 @@ class HalfplaneSelector:
         if X.shape[0] > max_n:
             raise ValueError(f"cell_distribution is for small samples: n={X.shape[0]} > "
                              f"max_n={max_n}")
-        area_b, q_b, logp_b = self._buckets(arr, threshold, epsilon)
+        area_b, _, q_b, logp_b = self._buckets(arr, threshold, epsilon)
         b0 = int(np.flatnonzero(area_b > 0)[0])  # log N from any bucket of positive area
         log_norm = math.log(area_b[b0]) + 0.5 * epsilon * q_b[b0] - logp_b[b0]
         cap = K.count_records(arr.ev_P.size, arr.xs.size)
         rec_i, rec_a = np.zeros((cap, 8), dtype=np.int64), np.zeros(cap)
-        n_rec = self._run(arr, 2, threshold, np.zeros(1), np.zeros(3),
-                          np.zeros(6, dtype=np.int64), rec_i, rec_a)
+        n_rec = self._run(arr, 2, threshold, np.zeros(1), np.zeros(1, dtype=np.int64), -1,
+                          rec_i, rec_a)
         rows = []
         N0, N1 = int(arr.c0.sum()), int(arr.c1.sum())
         for r in range(n_rec):
@@ -356,11 +359,8 @@ def dual_trapezoids(X, T: int) -> DualTrapezoids:
     m = arr.xs.size
     cap = K.count_records(arr.ev_P.size, m)
     rec_i, rec_a = np.zeros((cap, 8), dtype=np.int64), np.zeros(cap)
-    n_rec = K.sweep(2, arr.xs, arr.ys, arr.c0, arr.c1, arr.B, arr.ev_P, arr.ev_Q, arr.ev_i,
-                    arr.ev_j, arr.grp, 0.0, np.zeros(1), np.zeros(3),
-                    np.zeros(6, dtype=np.int64), rec_i, rec_a)
-    if n_rec < 0:
-        raise RuntimeError("exactness check failed: concurrent lines not adjacent")
+    n_rec = HalfplaneSelector._run(arr, 2, 0.0, np.zeros(1), np.zeros(1, dtype=np.int64), -1,
+                                   rec_i, rec_a)
     rec, area = rec_i[:n_rec, :6].copy(), rec_a[:n_rec].copy()
     # exact centre: a_m = NA / DA, b_m = (lo(a_m) + hi(a_m)) / 2; line i is strictly below iff
     # 2 (y_i DA - x_i NA) < lo_num + hi_num (numerators over DA > 0; Python integers)
