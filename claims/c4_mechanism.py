@@ -3,13 +3,15 @@
 Three readings of Theorem 4.9's ``d^2 log`` term that do not go through the end-to-end
 ``n_hat`` vs d slope (:mod:`claims.c4_dimension` draws them beside it):
 
-(a) ``ln|G|`` against ``d^2 ln n_pub`` (``results/c4_dimension/log_class_size.csv``, written by
-    ``scripts/log_class_size.py``: ``|C_pub|`` from ConstrHalf with dedup, ``|G| = 1 +
-    sum_{j<=d} C(|C_pub|, j)`` as an exact integer). MEASURED: the local exponent of ``ln|G|``
-    in ``ln n_pub`` per d, to be compared with ``d^2`` (docs/model.md §4: ``|C_pub| ~ 2 n_pub^d / d!``,
-    ``|G| ~ |C_pub|^d / d!``). This is a property of the class, no sampling noise.
-(b) The exponential mechanism's price (``results/c4_dimension/mechanism_price.csv``, written by
-    ``scripts/mechanism_price.py``, a non-private research diagnostic): the exact
+(a) ``ln|G|`` against ``d^2 ln n_pub`` (``results/c4_dimension/log_class_size.csv``, computed by
+    :mod:`analysis.class_size`, written by ``scripts/log_class_size.py``: ``|C_pub|`` from
+    ConstrHalf with dedup, ``|G| = 1 + sum_{j<=d} C(|C_pub|, j)`` as an exact integer).
+    MEASURED: the local exponent of ``ln|G|`` in ``ln n_pub`` per d, to be compared with ``d^2``
+    (docs/model.md §4: ``|C_pub| ~ 2 n_pub^d / d!``, ``|G| ~ |C_pub|^d / d!``). This is a
+    property of the class, no sampling noise.
+(b) The exponential mechanism's price (``results/c4_dimension/mechanism_price.csv``, computed by
+    :mod:`analysis.mechanism_price`, written by ``scripts/mechanism_price.py``, a non-private
+    research diagnostic): the exact
     ``(1 - beta)``-quantile of ``m(g_hat) - min_G m`` per trial sample, against Lemma 4.6's
     ``(2/epsilon)(ln|G| + ln(1/beta))``. BOUNDED: the lemma says the quantile is at most the
     bound on every sample (:func:`bound_check_verdict`); MEASURED: how the mean excess grows
@@ -34,11 +36,13 @@ import pandas as pd
 
 from claims.base import VerdictRow, beta_of
 from claims.verdicts import NOT_MEASURED, check_verdict, fmt_interval, verdict
+from analysis import class_size, mechanism_price
+from analysis.class_size import fit_d2, local_exponents
 from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
 from analysis.aggregate import ERROR_COL
 
-CLASS_SIZE_CSV = "c4_dimension/log_class_size.csv"
-PRICE_CSV = "c4_dimension/mechanism_price.csv"
+CLASS_SIZE_CSV = class_size.CSV
+PRICE_CSV = mechanism_price.CSV
 EPSILON_FIT = "c4_epsilon_fit"
 # d = 1, 2 (every epsilon); d = 3 at epsilon 2, 4; d = 3 at epsilon 1, 10 (n <= 160)
 EPSILON_FIT_SWEEPS = (EPSILON_FIT, "c4_epsilon_fit_d3", "c4_dimension_d3_wpub")
@@ -57,27 +61,6 @@ def _read(results, rel: str):
 # ------------------------------------------------------------------------------------------
 # (a) ln|G| against d^2 ln n_pub
 # ------------------------------------------------------------------------------------------
-
-
-def fit_d2(df: pd.DataFrame) -> dict:
-    """Least squares ``ln|G| = a d^2 ln n_pub + b``, with R^2."""
-    x, y = df["d2_log_n_pub"].to_numpy(), df["log_G"].to_numpy()
-    a, b = np.polyfit(x, y, 1)
-    r2 = 1.0 - np.sum((y - (a * x + b)) ** 2) / np.sum((y - y.mean()) ** 2)
-    return {"slope": float(a), "intercept": float(b), "r2": float(r2), "points": int(len(df))}
-
-
-def local_exponents(df: pd.DataFrame, pair: int = -1) -> pd.DataFrame:
-    """Per d, the slope of ``ln|G|`` on ``ln n_pub`` between consecutive n_pub (-> d^2).
-
-    ``pair = -1``: the two largest n_pub; ``-2``: the next window down, and so on.
-    """
-    out = []
-    for d, g in df.sort_values("n_pub").groupby("d"):
-        a, b = g.iloc[pair - 1], g.iloc[pair]
-        out.append({"d": int(d), "d2": int(d * d), "n_pub_pair": f"{int(a.n_pub)}-{int(b.n_pub)}",
-                    "exponent": (b.log_G - a.log_G) / math.log(b.n_pub / a.n_pub)})
-    return pd.DataFrame(out)
 
 
 def class_size_row(results) -> list[VerdictRow]:

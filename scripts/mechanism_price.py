@@ -3,97 +3,40 @@
     python -m scripts.mechanism_price [--out results/c4_dimension/mechanism_price.csv]
                                       [--overwrite-committed]  # the default --out is committed
 
-NON-PRIVATE RESEARCH DIAGNOSTIC: this script reads the score histogram of ``G`` on the whole
-sample, private examples included (the same histogram ``PPMHalfspaceLearner.fit`` builds with
-:func:`ppm.core.learner.make_scorer`), which a released model must never expose.
-
-At fixed ``n`` (C4 population ``GaussianClusters(d, margin=0.1, w_pub=0.5)``), for each trial
-sample it builds ``C_pub`` from the public points, the exact histogram ``count[m]`` of the
-training mistakes over ``G``, and from it, without sampling, the law of the mechanism's level
-``P[m(g_hat) = m] ∝ count[m] exp(-epsilon m / 2)`` (:func:`ppm.core.mechanism.
-level_log_probabilities`). Reported per (d, epsilon, trial):
-
-* ``excess_mean = E[m(g_hat)] - min_G m`` and ``excess_q = `` the ``(1 - beta)``-quantile of
-  ``m(g_hat) - min_G m`` (what Lemma 4.6 bounds with probability ``1 - beta``);
-* ``em_bound = (2/epsilon)(ln|G| + ln(1/beta))`` (:func:`ppm.bounds.em_excess`), in counts.
-
-The histogram does not depend on epsilon, so one histogram serves every epsilon. The analysis
-(C4 rows, bound check, panel) is the claim's: :mod:`claims.c4_mechanism`.
+NON-PRIVATE RESEARCH DIAGNOSTIC. The command line of
+:func:`analysis.mechanism_price.price_table` (per trial sample, the exact law of the mechanism's
+level from the score histogram of ``G``: the mean and ``(1 - beta)``-quantile of the excess
+mistakes against Lemma 4.6's bound): writes the table and prints its means per (d, epsilon).
+The C4 rows, bound check and panel are the claim's: :mod:`claims.c4_mechanism`.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import time
+from functools import partial
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from ppm.files import write_csv_atomic
-from ppm.bounds import em_excess
-from ppm.core.halfspaces import construct_halfspaces
-from ppm.core.hypothesis_class import class_size
-from ppm.core.learner import make_scorer
-from ppm.core.mechanism import level_log_probabilities
-from ppm.populations import GaussianClusters
+from analysis import mechanism_price as mp
 from experiments import committed
-
-
-def price_rows(d: int, n: int, trials: int, epsilons, beta: float, seed: int) -> list[dict]:
-    pop = GaussianClusters(d=d, w_pub=0.5, margin=0.1)
-    rows = []
-    for trial in range(trials):
-        X, y, public = pop.sample(n, random_state=np.random.SeedSequence([seed, d, n, trial]))
-        t0 = time.perf_counter()
-        hs = construct_halfspaces(X[public], n_features=d)
-        counts = make_scorer(hs, X, y).histogram()  # private data: diagnostic only
-        seconds = time.perf_counter() - t0
-        levels = np.arange(counts.size)
-        m_min = int(levels[counts > 0][0])
-        log_G = math.log(class_size(len(hs), d))
-        for eps in epsilons:
-            p = np.exp(level_log_probabilities(counts, eps))
-            cdf = np.cumsum(p) / p.sum()
-            q = int(levels[np.searchsorted(cdf, 1.0 - beta - 1e-12)])
-            rows.append({"d": d, "n": n, "trial": trial, "n_pub": int(public.sum()),
-                         "n_halfspaces": len(hs), "log_G": log_G, "epsilon": eps,
-                         "beta": beta, "min_m": m_min,
-                         # exactly rounded sums: the same bits on any BLAS and thread count
-                         "excess_mean": math.fsum(p * levels) / math.fsum(p) - m_min,
-                         "excess_q": q - m_min, "em_bound": em_excess(log_G, eps, beta),
-                         "histogram_seconds": seconds})
-    return rows
+from ppm.files import write_csv_atomic
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path,
-                        default=Path("results/c4_dimension/mechanism_price.csv"))
-    parser.add_argument("--n", type=int, default=40)
-    parser.add_argument("--trials", type=int, default=10)
-    parser.add_argument("--dims", type=int, nargs="+", default=[1, 2, 3])
-    parser.add_argument("--epsilons", type=float, nargs="+", default=[0.1, 1.0, 10.0])
-    parser.add_argument("--beta", type=float, default=0.1)
-    parser.add_argument("--seed", type=int, default=20201206)
+    parser.add_argument("--out", type=Path, default=Path("results") / mp.CSV)
+    parser.add_argument("--n", type=int, default=mp.N)
+    parser.add_argument("--trials", type=int, default=mp.TRIALS)
+    parser.add_argument("--dims", type=int, nargs="+", default=list(mp.DIMS))
+    parser.add_argument("--epsilons", type=float, nargs="+", default=list(mp.EPSILONS))
+    parser.add_argument("--beta", type=float, default=mp.BETA)
+    parser.add_argument("--seed", type=int, default=mp.SEED)
     committed.add_flag(parser)
     args = parser.parse_args(argv)
     committed.refuse_committed([args.out], args.overwrite_committed)
-    rows = []
-    for d in args.dims:
-        t0 = time.perf_counter()
-        rows += price_rows(d, args.n, args.trials, args.epsilons, args.beta, args.seed)
-        print(f"d={d}: {time.perf_counter() - t0:.1f} s", flush=True)
-    df = pd.DataFrame(rows)
+    df = mp.price_table(args.dims, args.n, args.trials, args.epsilons, args.beta, args.seed,
+                        log=partial(print, flush=True))
     write_csv_atomic(df, args.out)
-    summary = (df.groupby(["d", "epsilon"])
-               .agg(n_pub=("n_pub", "mean"), log_G=("log_G", "mean"), min_m=("min_m", "mean"),
-                    excess_mean=("excess_mean", "mean"), excess_q=("excess_q", "mean"),
-                    em_bound=("em_bound", "mean"))
-               .reset_index())
-    summary["ratio_q_to_bound"] = summary["excess_q"] / summary["em_bound"]
-    print(summary.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print(mp.summary(df).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print(f"wrote {args.out}")
 
 

@@ -1,4 +1,5 @@
-"""Tests of the C4 diagnostics scripts (ln|G| table, the mechanism's exact price)."""
+"""Tests of the C4 diagnostics (ln|G| table, the mechanism's exact price): the library code of
+``analysis.class_size`` / ``analysis.mechanism_price`` and its command lines."""
 
 import math
 
@@ -9,13 +10,12 @@ from ppm import PPMHalfspaceLearner
 from ppm.core.halfspaces import construct_halfspaces
 from ppm.core.hypothesis_class import ReferenceScorer, iter_hypotheses
 from ppm.populations import GaussianClusters
-from claims.c4_mechanism import fit_d2
-from scripts.log_class_size import class_size_rows
-from scripts.mechanism_price import price_rows
+from analysis.class_size import class_size_table, fit_d2, local_exponents
+from analysis.mechanism_price import sample_rows
 
 
 def test_log_class_size_matches_enumerated_G():
-    df = class_size_rows(dims=(1, 2), n_pubs=(4, 6), max_subsets=10**6, seed=3)
+    df = class_size_table(dims=(1, 2), n_pubs=(4, 6), max_subsets=10**6, seed=3)
     for row in df.itertuples():
         X, _, _ = GaussianClusters(d=row.d, w_pub=1.0, margin=0.1).sample(6, random_state=3 + row.d)
         m = len(construct_halfspaces(X[:row.n_pub]))
@@ -27,14 +27,14 @@ def test_log_class_size_matches_enumerated_G():
 
 
 def test_log_class_size_marks_infeasible_cells():
-    df = class_size_rows(dims=(3,), n_pubs=(8, 16), max_subsets=91, seed=0)  # 92, 696 subsets
+    df = class_size_table(dims=(3,), n_pubs=(8, 16), max_subsets=91, seed=0)  # 92, 696 subsets
     assert list(df["source"]) == ["general_position", "general_position"]
 
 
 def test_mechanism_price_expectation_matches_the_learner():
     # Exact E[m(g_hat)] - min m against the mean training mistakes of real fits (Monte Carlo).
     d, n, eps, seed = 2, 12, 1.0, 5
-    (row,) = [r for r in price_rows(d, n, 1, [eps], 0.1, seed) if r["trial"] == 0]
+    (row,) = [r for r in sample_rows(d, n, 1, [eps], 0.1, seed) if r["trial"] == 0]
     pop = GaussianClusters(d=d, w_pub=0.5, margin=0.1)
     X, y, public = pop.sample(n, random_state=np.random.SeedSequence([seed, d, n, 0]))
     hs = construct_halfspaces(X[public], n_features=d)
@@ -50,7 +50,6 @@ def test_mechanism_price_expectation_matches_the_learner():
 def test_c4_local_exponents_recover_d_squared():
     # ln|G| = d^2 ln n_pub + c exactly: every local exponent is d^2, and the fit's slope is 1.
     import pandas as pd
-    from claims.c4_mechanism import fit_d2, local_exponents
     rows = [{"d": d, "n_pub": n, "log_G": d * d * math.log(n) + 0.3 * d,
              "d2_log_n_pub": d * d * math.log(n)} for d in (1, 2, 3) for n in (8, 16, 32)]
     df = pd.DataFrame(rows)
@@ -77,3 +76,21 @@ def test_c4_bound_check_verdict_fails_on_one_sample():
     # a check is not a setting, but a failed one heads the claim's verdict
     assert combined_verdict(["holds", "holds", failed]).startswith("CHECK FAILED")
     assert bound_check_verdict(0, 0) == "not measured"
+
+
+def test_c4_command_lines_write_the_library_tables(tmp_path, capsys):
+    # the scripts are argparse + a call: their CSVs are the library's tables (times aside)
+    import pandas as pd
+    from analysis import class_size, mechanism_price
+    from scripts import log_class_size, mechanism_price as mp_script
+    log_class_size.main(["--out", str(tmp_path / "g.csv"), "--max-subsets", "100"])
+    got = pd.read_csv(tmp_path / "g.csv")
+    want = class_size.class_size_table(max_subsets=100)  # ConstrHalf at d = 1 and a few d = 2
+    assert set(got["source"]) == {"constrhalf", "general_position"}
+    pd.testing.assert_frame_equal(got.drop(columns="constrhalf_seconds"),
+                                  want.drop(columns="constrhalf_seconds"), check_exact=True)
+    mp_script.main(["--out", str(tmp_path / "p.csv"), "--dims", "1", "--trials", "2"])
+    got = pd.read_csv(tmp_path / "p.csv").drop(columns="histogram_seconds")
+    want = mechanism_price.price_table(dims=(1,), trials=2).drop(columns="histogram_seconds")
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert "wrote" in capsys.readouterr().out
