@@ -116,3 +116,38 @@ def test_committed_results_count_one_ln_t_row_per_experiment():
             and r.extra.startswith(c16.MAIN)]
     assert len(logb) == 4 and not any(counted(r.verdict) for r in logb)
     assert all(r.verdict.startswith("breakdown") for r in logb)
+
+
+def test_target_triple_measure_by_the_samplers_chain_rule():
+    """At a vanishing epsilon the selection's own chain rule (bit-packed kernels, log-sum-exp)
+    draws a cell triple with its base measure: summed over the triples whose triangle holds
+    exactly triangle A's positives, it must give target_triple_measure."""
+    from ppm.set_cover.unions import TriangleComplementSelector
+    T_ = 64
+    pop = c16.GridTriangles(T=T_, w_pub=0.5, support=4)
+    pos, neg = pop.support_points()
+    X = np.vstack([pos, neg])
+    y = np.r_[np.zeros(len(pos)), np.ones(len(neg))].astype(np.int64)
+    cells, logp = TriangleComplementSelector(T=T_).selection_table(X, y, 0.0, 1e-12)
+    pts = cells.trap.points
+    inside = pop.target_predict(pts).astype(bool) & (pts.sum(axis=1) < T_)  # triangle A
+    lab = cells.labels.astype(bool)
+    hit = np.all((lab[:, None, None, :] & lab[None, :, None, :] & lab[None, None, :, :])
+                 == inside, axis=-1)
+    assert hit.any()
+    assert np.exp(logp[hit]).sum() == pytest.approx(
+        c16.target_triple_measure(T_, 0.5, 4), rel=1e-9)
+
+
+def test_target_triple_exponent_is_symmetric_and_falls_with_t():
+    # the two triangles are point reflections of each other: the same measure
+    for b in (6, 12):
+        assert c16.target_triple_measure(2 ** b, 0.5, 8, 0) == pytest.approx(
+            c16.target_triple_measure(2 ** b, 0.5, 8, 1), rel=1e-9)
+    gamma, meas = c16.target_triple_exponent([64, 4096, 2 ** 20], 0.5, 8)
+    assert meas[64] > meas[4096] > meas[2 ** 20] > 0
+    # a power law: the two halves of the range give the same exponent
+    g1 = math.log(meas[64] / meas[4096]) / math.log(4096 / 64)
+    g2 = math.log(meas[4096] / meas[2 ** 20]) / math.log(2 ** 20 / 4096)
+    assert g1 == pytest.approx(g2, rel=0.02) and gamma == pytest.approx(g1, rel=0.02)
+    assert 0 < gamma < 24  # below what the coefficient C assumes (Claim 4.5's floor)
