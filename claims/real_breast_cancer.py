@@ -206,8 +206,9 @@ DRAWS = "real_breast_cancer_draws/trials.csv"  # scripts/real_draws.py (module d
 
 def _private_trials(results, trials):
     """The private learners' trials with several mechanism draws per split when
-    ``scripts/real_draws.py`` has written them (its draw 0 is the committed trial), else the
-    sweep's one-draw trials. Returns ``(trials, source)``."""
+    ``scripts/real_draws.py`` has written them and their draw 0 is the sweep's trial (same
+    error in every cell both have), else the sweep's one-draw trials. Returns ``(trials,
+    source)``."""
     path = results.root / DRAWS
     if not path.exists():
         return trials, "the sweep's trials (1 draw per split)"
@@ -216,6 +217,15 @@ def _private_trials(results, trials):
     # the DP-LR rows' epsilon under the sweep's column name (the draws table has one column)
     d["baselines.dp_logistic.epsilon"] = d["learner.epsilon"].where(d.learner == "dp_logistic")
     d["learner.epsilon"] = d["learner.epsilon"].where(d.learner == "ppm")
+    for learner in ("ppm", "dp_logistic"):
+        mine, theirs = _by_eps(d[d.draw == 0], learner), _by_eps(trials, learner)
+        for e in set(mine) & set(theirs):
+            a = mine[e].droplevel("draw")
+            b = theirs[e].droplevel("draw")
+            common = a.index.intersection(b.index)
+            if len(common) < len(b) or not np.allclose(a[common], b[common], atol=1e-12):
+                return trials, (f"the sweep's trials (1 draw per split; {DRAWS} is stale: its "
+                                f"draw 0 is not the sweep's {learner} at epsilon {e:g})")
     return d, f"{DRAWS} ({int(d['draw'].nunique())} draws per split)"
 
 
@@ -275,6 +285,7 @@ def analyse(results) -> list[VerdictRow]:
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
     trials = _trials(results)
+    priv, _ = _private_trials(results, trials)
     fig, (ax,) = plotting.panels(1, 7.4, 6.2)
     for learner in ("ppm", "dp_logistic", "logistic", "public_only"):
         g = trials[trials.learner == learner]
@@ -282,7 +293,10 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
             continue
         style, label = plotting.style_and_label(learner)
         if learner in ("ppm", "dp_logistic"):
-            stats_ = g.groupby(_eps_col(trials, learner))["accuracy"].apply(mean_ci)
+            col = _eps_col(priv, learner)
+            # per split, the mean over its mechanism draws (one draw: the trial itself)
+            split = priv[priv.learner == learner].groupby([col, "trial"])["accuracy"].mean()
+            stats_ = split.groupby(level=0).apply(mean_ci)
             m, lo, hi = (np.array([s[k] for s in stats_]) for k in range(3))
             ax.errorbar(stats_.index, m, yerr=[m - lo, hi - m], capsize=3, label=label, **style)
         else:
@@ -291,7 +305,8 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
             ax.axhspan(lo, hi, color=style["color"], alpha=0.15)
     ax.set_xscale("log")
     ax.set_xlabel(r"privacy parameter $\epsilon$")
-    ax.set_ylabel("test accuracy on held-out rows (mean, 95% t interval over splits)")
+    ax.set_ylabel("test accuracy on held-out rows (mean over draws, then over splits; "
+                  "95% t interval over splits)", fontsize=8)
     feats = trials["population.features"].iloc[0] if "population.features" in trials else ""
     verdicts = ", ".join(f"eps {r.epsilon:g}: {r.verdict}" for r in rows)
     ax.set_title(f"{feats}, {int(trials['n'].iloc[0])} training rows per split, "

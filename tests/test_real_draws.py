@@ -86,3 +86,20 @@ def test_committed_draws_reproduce_the_sweep_and_feed_the_rows():
         assert "20 mechanism draws per split" in r.setting
         assert "(splits)" in r.measured and "(mechanisms)" in r.measured
         assert "detectable at 80% power" in r.measured
+
+
+def test_stale_draws_are_not_read(tmp_path):
+    """A draws table whose draw 0 is not the sweep's trial (a rerun sweep) is ignored."""
+    import shutil
+    from claims.base import ResultStore
+    for sub in ("real_breast_cancer", "real_breast_cancer_draws"):
+        shutil.copytree(ROOT / "results" / sub, tmp_path / sub)
+    path = tmp_path / "real_breast_cancer_draws" / "trials.csv"
+    d = pd.read_csv(path)
+    fresh = real.CLAIM.analyse(ResultStore(tmp_path, n_boot=10))
+    assert all("20 draws per split" in r.measured for r in fresh)
+    d.loc[(d.draw == 0) & (d.learner == "ppm") & (d.trial == 3), "error"] += 0.01
+    d.to_csv(path, index=False)
+    stale = real.CLAIM.analyse(ResultStore(tmp_path, n_boot=10))
+    assert all("is stale" in r.measured and "1 mechanism draw per split" in r.setting
+               for r in stale)
