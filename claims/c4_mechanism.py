@@ -40,6 +40,7 @@ from analysis import class_size, mechanism_price
 from analysis.class_size import fit_d2, local_exponents
 from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
 from analysis.aggregate import ERROR_COL
+from experiments import columns
 
 CLASS_SIZE_CSV = class_size.CSV
 PRICE_CSV = mechanism_price.CSV
@@ -159,9 +160,9 @@ def price_rows(results) -> list[VerdictRow]:
 
 def ppm_trials(trials: pd.DataFrame) -> pd.DataFrame:
     """The PPM rows with short names for the setting columns (read from their sources)."""
-    t = trials[trials.learner == "ppm"]
-    return pd.DataFrame({"d": t["population.d"].astype(int), "w_pub": t["population.w_pub"],
-                         "epsilon": t["learner.epsilon"], "n": t["n"], "trial": t["trial"],
+    t = trials[trials.learner == columns.PPM]
+    return pd.DataFrame({"d": t[columns.D].astype(int), "w_pub": t[columns.W_PUB],
+                         "epsilon": t[columns.EPSILON], "n": t["n"], "trial": t["trial"],
                          ERROR_COL: t[ERROR_COL], "log_G": t["log_n_hypotheses"]})
 
 

@@ -44,7 +44,9 @@ from ppm.diagnostics import empirical_error
 from ppm.populations import check_population, is_synthetic
 from ppm.validation import NoPublicExamplesWarning, check_open_unit, check_positive_int
 
-def _estimators(spec: dict) -> list[tuple[str, dict]]:
+def estimators(spec: dict) -> list[tuple[str, dict]]:
+    """The cell's estimators as ``(row label, config)``: the main learner first, then the
+    baselines by name (the labels the trials CSV's ``learner`` column carries)."""
     learner = spec["learner"]
     out = [(columns.learner_label(learner["_target_"]), learner)]
     for name, est_cfg in sorted((spec.get("baselines") or {}).items()):
@@ -57,7 +59,7 @@ def _estimators(spec: dict) -> list[tuple[str, dict]]:
     return out
 
 
-def _build(est_cfg: dict, random_state, population):
+def build_estimator(est_cfg: dict, random_state, population):
     """Instantiate an estimator, passing ``random_state`` only where the class takes one, and
     ``allow_private_on_disk`` (a data parameter, never configured) as the population's
     ``synthetic`` flag, so that a histogram memo is refused on real records."""
@@ -95,10 +97,10 @@ def validate_config(cfg) -> dict:
         population = check_population(instantiate(spec["population"]))
     except Exception as exc:  # hydra wraps constructor errors; surface the message
         raise ValueError(f"invalid population config (population.*): {_root_message(exc)}") from exc
-    for label, est_cfg in _estimators(spec):
+    for label, est_cfg in estimators(spec):
         where = "learner" if est_cfg is spec["learner"] else f"baselines.{label}"
         try:
-            est = _build(est_cfg, random_state=0, population=population)
+            est = build_estimator(est_cfg, random_state=0, population=population)
         except Exception as exc:
             raise ValueError(f"invalid config for {where}.*: {_root_message(exc)}") from exc
         if hasattr(est, "_validate_params"):  # every learner's one validation entry point
@@ -141,7 +143,7 @@ def _owners(spec: dict) -> list[tuple[str, str]]:
     """(label, column prefix) of every learner of a cell: ``learner.`` for the main learner,
     ``baselines.<label>.`` for a baseline (experiments/columns.py: each parameter once)."""
     return [(label, columns.owner_prefix(label, i == 0))
-            for i, (label, _) in enumerate(_estimators(spec))]
+            for i, (label, _) in enumerate(estimators(spec))]
 
 
 def run_trial(spec: dict, trial: int) -> pd.DataFrame:
@@ -173,9 +175,9 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
                                                     random_state=test_seed)
         rows = []
         owned = dict(_owners(spec))
-        for label, est_cfg in _estimators(spec):
+        for label, est_cfg in estimators(spec):
             learner_seed = seeding.learner_seed(spec, trial, label, est_cfg)
-            est = _build(est_cfg, random_state=learner_seed, population=population)
+            est = build_estimator(est_cfg, random_state=learner_seed, population=population)
             t0 = time.perf_counter()
             takes_unl = "X_unlabelled" in inspect.signature(est.fit).parameters
             with warnings.catch_warnings():
@@ -254,7 +256,7 @@ def run(cfg) -> pd.DataFrame:
     # (which cannot change a result), or none at all when they were cached before a setting
     # existed; report this run's, so a table never mixes them or splits a curve on them.
     owned = dict(_owners(spec))
-    for label, est_cfg in _estimators(spec):
+    for label, est_cfg in estimators(spec):
         rows = df["learner"] == label
         for param in seeding.execution_params(est_cfg):
             if param in est_cfg:

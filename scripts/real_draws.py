@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 from hydra import compose, initialize_config_dir
 
-from experiments import seeding
-from experiments.pipeline import _build, _estimators, validate_config
+from experiments import columns, seeding
+from experiments.pipeline import build_estimator, estimators, validate_config
 from experiments.schema import register_configs
 from ppm.core.learner import PPMHalfspaceLearner
 from ppm.files import write_csv_atomic
@@ -47,7 +47,7 @@ EXPERIMENT = "real_breast_cancer"
 OUT = "real_breast_cancer_draws"
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 EPSILONS = (0.1, 0.3, 1.0, 3.0, 10.0)  # the sweep's learner.epsilon values
-PRIVATE = ("ppm", "dp_logistic")
+PRIVATE = (columns.PPM, columns.DP_LOGISTIC)
 
 
 class _OneHistogram:
@@ -119,13 +119,13 @@ def split_rows(specs: dict, trial: int, draws: int) -> list[dict]:
     test_seed = seeding.stream_seed(any_spec, trial, seeding.TEST)
     rows = []
     for eps, spec in specs.items():
-        for label, est_cfg in _estimators(spec):
+        for label, est_cfg in estimators(spec):
             if label not in PRIVATE:
                 continue
             seed = seeding.learner_seed(spec, trial, label, est_cfg)
             for d in range(draws):
-                est = _build(est_cfg, random_state=draw_seed(seed, d), population=population)
-                if label == "ppm":
+                est = build_estimator(est_cfg, random_state=draw_seed(seed, d), population=population)
+                if label == columns.PPM:
                     est = ScoredOnce(**est.get_params())
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():
@@ -138,7 +138,7 @@ def split_rows(specs: dict, trial: int, draws: int) -> list[dict]:
                              "learner": label, "n": spec["n"], "n_pub": int(public.sum()),
                              "n_priv": int((~public).sum()), "error": float(err),
                              "fit_seconds": secs, "learner_seed": seed,
-                             "draw_seed": draw_seed(seed, d), "learner.epsilon": eps,
+                             "draw_seed": draw_seed(seed, d), columns.EPSILON: eps,
                              "population.features": str(spec["population"].get("features"))})
     return rows
 
@@ -147,10 +147,10 @@ def check_draw_zero(rows: pd.DataFrame, committed: pd.DataFrame) -> int:
     """Draw 0 must reproduce the committed trials (same split, seed, test rows): the number of
     (split, learner, epsilon) cells compared; ``ValueError`` on a mismatch."""
     c = committed[committed.learner.isin(PRIVATE)].copy()
-    c["eps"] = np.where(c.learner == "ppm", c["learner.epsilon"],
-                        c["baselines.dp_logistic.epsilon"])
+    c["eps"] = np.where(c.learner == columns.PPM, c[columns.EPSILON],
+                        c[columns.baseline_column(columns.DP_LOGISTIC, columns.EPSILON)])
     c = c.set_index(["trial", "learner", "eps"])["error"]
-    z = rows[rows.draw == 0].set_index(["trial", "learner", "learner.epsilon"])["error"]
+    z = rows[rows.draw == 0].set_index(["trial", "learner", columns.EPSILON])["error"]
     both = z.index.intersection(c.index)
     bad = [(k, z[k], c[k]) for k in both if abs(z[k] - c[k]) > 1e-12]
     if bad:
