@@ -31,7 +31,7 @@ composition, ``eps_hat ~ 1/sqrt(R)``). Two experiments on planted conjunctions (
   entirely above (steeper: for Claim 3.4 e.g. ``k^1.5``) is "does not hold"; a measured
   ``n_hat`` above Theorem 3.2's expression (constant 1) at any k is said in the verdict.
 
-Every counted row names its alternative (:func:`claims.verdicts.rate_verdict`): a decoy k row
+Every counted row names its alternative (:func:`claims.predictions.rate_verdict`): a decoy k row
 is weighed against the other composition's range (they overlap once Theorem 3.2's log factor
 is in, so no precision separates them there and the row says so); the contrast itself is the
 paired difference ``slope(naive) - slope(Claim 3.4)`` on the decoy trials (both compositions
@@ -121,7 +121,7 @@ def decoy_prediction(k, Dv, alpha, decoy_alpha, eps_hat_k, w_pub=0.5, alpha0=0.1
 
 def k_rate_verdict(fit: dict, predicted: tuple, alternative: tuple, names: tuple,
                    below_bound: bool) -> str:
-    """The decoy k rule (module docstring): :func:`claims.verdicts.rate_verdict` of the slope
+    """The decoy k rule (module docstring): :func:`claims.predictions.rate_verdict` of the slope
     against ``predicted`` (this composition's range) and ``alternative`` (the other's)."""
     v = rate_verdict(fit, predicted, alternative, names)
     if v.startswith(FAILS + " (the interval lies below"):

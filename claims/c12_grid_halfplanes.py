@@ -10,7 +10,7 @@ Set Cover Learner is ``(eps, delta)``-DP, for which no ``Omega(log T)`` lower bo
 its rows take :func:`claims.verdicts.upper_bound_verdict`, as C11's do: a slope below the band is
 the finding "faster than the worst case on this population", never "holds". PPM (d = 2) and
 ERM: 0 (ERM is a reference row). Each counted row names its alternative
-(:func:`claims.verdicts.rate_verdict`): the Set Cover Learner's ``log T`` band against a
+(:func:`claims.predictions.rate_verdict`): the Set Cover Learner's ``log T`` band against a
 ``T``-free cost (0, what PPM claims for itself), PPM's 0 against the Set Cover Learner's
 ``log T`` range.
 

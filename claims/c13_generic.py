@@ -10,7 +10,7 @@ The contrast itself is tested directly (:func:`slope_difference`): the differenc
 ``slope(fully private EM) - slope(GenericLearner)`` with a paired bootstrap (both learners run on
 the same labelled samples of each trial, so each replicate draws the trial indices once per
 ``(b, n)`` for both). Theory: the EM's slope (``ln 2T + ln 1/beta`` against ``log b``) minus 0.
-Rule (:func:`difference_verdict`, :func:`claims.verdicts.rate_verdict`): prediction the EM's
+Rule (:func:`difference_verdict`, :func:`claims.predictions.rate_verdict`): prediction the EM's
 slope (up to 1), alternative 0 (no contrast); the bands are derived from the two. The flat row
 of GenericLearner names the EM's ``ln T`` as its alternative.
 
@@ -77,13 +77,13 @@ DIFF_NAMES = ("the fully private EM's ln T", "no contrast")
 def grows_verdict(fit: dict, theory_lo: float) -> str:
     """The unlabelled rule, one-sided: the prediction is growth at least at Theorem 3.3's rate
     (``(theory_lo, inf)``), the alternative no growth (0); a steeper growth (like the substitute
-    sanitizer's ``b^1.5``) is still growth (:func:`claims.verdicts.rate_verdict`)."""
+    sanitizer's ``b^1.5``) is still growth (:func:`claims.predictions.rate_verdict`)."""
     return rate_verdict(fit, (theory_lo, math.inf), (0.0, 0.0), GROWS_NAMES)
 
 
 def difference_verdict(diff: dict, theory: float) -> str:
     """The contrast ``slope(EM) - slope(GenericLearner)``: prediction the EM's ``ln T`` slope
-    ``theory`` (up to 1, pure ``b``), alternative 0 (:func:`claims.verdicts.rate_verdict`)."""
+    ``theory`` (up to 1, pure ``b``), alternative 0 (:func:`claims.predictions.rate_verdict`)."""
     return rate_verdict(diff, (theory, max(theory, 1.0)), (0.0, 0.0), DIFF_NAMES)
 
 

@@ -60,18 +60,19 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
-from claims.verdicts import (FAILS, HOLDS, check_verdict, fmt_slope, rate_verdict,
-                             theory_with_alternative)
+from claims.predictions import rate_verdict, theory_with_alternative
+from claims.verdicts import FAILS, HOLDS, check_verdict, fmt_slope
 from analysis.sample_complexity import empirical_sample_complexity
 from analysis.slopes import sample_complexity_slope_paired
 from ppm.diagnostics import active_audit
 from ppm.semi_supervised.active import pool_size
 from analysis.aggregate import ERROR_COL
+from experiments.columns import EPSILON, GENERIC, N_A, N_QUERIES, PRIVATE_ACTIVE, SUPPORT
 
 STATEMENT = "active learner: label queries independent of epsilon"
 EXPERIMENTS = ("c15_active_queries", "c15_generic_queries")
-EPS, QUERIES = "learner.epsilon", "learner.n_queries"
-ACTIVE, GL = "PrivateActiveLearner", "GenericLearner"
+EPS, QUERIES = EPSILON, N_QUERIES
+ACTIVE, GL = PRIVATE_ACTIVE, GENERIC
 # (experiment, learner, column holding the number of labels read, theory slope, label)
 SIDES = (("c15_active_queries", ACTIVE, QUERIES, 0.0,
           "private active learner (Alg. 4): label queries"),
@@ -130,7 +131,7 @@ def separation_rows(results) -> list[VerdictRow]:
     a_by = _by_eps(act[0], ACTIVE, QUERIES, alphas_of(act[1]), beta)
     g_by = _by_eps(gen[0], GL, "n", alphas_of(gen[1]), beta_of(gen[1]))
     eps = float(min(a_by[EPS].min(), g_by[EPS].min()))
-    support = int(act[0]["population.support"].iloc[0])
+    support = int(act[0][SUPPORT].iloc[0])
     cal = math.ceil(math.log2(2 * support + 1))
     rows = []
     for alpha in alphas_of(act[1]):
@@ -239,7 +240,7 @@ def analyse(results) -> list[VerdictRow]:
         by = _by_eps(trials, learner, n_col, alphas_of(nhat), beta)
         pool = ""
         if learner == ACTIVE:
-            n_A = int(trials["learner.n_A"].iloc[0])
+            n_A = int(trials[N_A].iloc[0])
             pool = (f"; pool n_pool = ceil((3+e) n_A/eps) = {pool_size(n_A, eps.min())} at "
                     f"eps={eps.min():g}, {pool_size(n_A, eps.max())} at eps={eps.max():g} "
                     f"(n_A={n_A})")
@@ -252,7 +253,7 @@ def analyse(results) -> list[VerdictRow]:
                                                  n_boot=results.n_boot)
             rows.append(VerdictRow(
                 claim="C15", figure="c15_active",
-                setting=f"{'active' if learner == ACTIVE else 'GenericLearner'}, "
+                setting=f"{'active' if learner == ACTIVE else GL}, "
                         f"epsilon={eps.min():g}..{eps.max():g}, alpha={alpha:g}",
                 paper=("label queries of the active learner independent of epsilon "
                        "(002 Thm 5.8)" if learner == ACTIVE else
@@ -288,7 +289,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
                          ls="-" if learner == ACTIVE else "--")
             plotting.draw_nhat(ax, sub[EPS], sub, top, style, f"{what}, alpha = {alpha:g}")
         if learner == ACTIVE:
-            n_A = int(trials["learner.n_A"].iloc[0])
+            n_A = int(trials[N_A].iloc[0])
             grid = np.sort(trials[EPS].unique())
             ax.plot(grid, [pool_size(n_A, e) / 100 for e in grid], color="0.4", ls=":",
                     label=f"pool size / 100 (unlabelled, n_A = {n_A})")

@@ -38,7 +38,7 @@ Rows and their rules:
   ``ln T`` at the cells' mean (``SLOPE_TOL x mean n_hat / mean ln T``), never less than the
   half-spread of the slope the ``n`` grid alone gives; the alternative's band is ``[-m, m]``,
   the prediction's ``(m, C + m]``; the rule is
-  :func:`claims.verdicts.rate_verdict` (inside the prediction's band: holds; inside the
+  :func:`claims.predictions.rate_verdict` (inside the prediction's band: holds; inside the
   alternative's: does not hold; above ``C + m``: does not hold, ``T`` costs more than the
   mechanism explains; meeting both: "inconclusive (cannot separate ...)" with the trials per
   cell that would). The alpha of the row is the one with the most uncensored ``T`` (the
@@ -80,9 +80,13 @@ from analysis.sample_complexity import loglog_slope
 from analysis.slopes import linear_in_log_x, sample_complexity_slope_against
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
+from claims.predictions import rate_verdict, theory_with_alternative
 from claims.verdicts import (check_verdict, explicit_bound_note, fmt_interval,
-                             fmt_slope, mean_ci, rate_verdict, theory_with_alternative, verdict)
+                             fmt_slope, mean_ci, verdict)
 from claims.verdicts import SLOPE_TOL
+from experiments import columns
+from experiments.columns import (ALPHA0, CONVEX, DELTA, DISJUNCTION, EPSILON, EPSILON_HAT,
+                                 GREEDY_TRIANGLES, LEARNER_K, SUPPORT, T, W_PUB)
 from ppm.set_cover import GridTriangles
 from ppm.set_cover.unions import TriangleComplementSelector
 from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds, per_round_epsilon
@@ -92,12 +96,12 @@ GREEDY = "c16_greedy"
 THEOREM = "c16_theorem_budget"
 STATEMENT = ("unions of (non-convex) polygons on {0..T}^2: a private learner with "
              "n = O~(k log T / (alpha eps)); convex learners cannot learn them")
-T = "population.T"
-MAIN, CONVEX, GREEDY_LEARNER = "DisjunctionLearner", "convex", "GreedyTriangleCover"
+MAIN, GREEDY_LEARNER = DISJUNCTION, GREEDY_TRIANGLES
 LABELS = {MAIN: "union learner (Thm 5.1): Set Cover Learner over triangles, k = 2",
           CONVEX: "convex learner: Set Cover Learner over halfplanes, k = 6",
           GREEDY_LEARNER: "greedy set cover by triangles (non-private)"}
-SHORT = {MAIN: "union learner", CONVEX: "convex learner", GREEDY_LEARNER: "greedy"}
+# the greedy cover's short name is the one C11's greedy set cover baseline goes by
+SHORT = {MAIN: "union learner", CONVEX: "convex learner", GREEDY_LEARNER: columns.GREEDY}
 VC_TRIANGLES = 7  # VC dimension of triangles in the plane
 
 
@@ -114,18 +118,21 @@ def theorem_bound(T_: float, alpha: float, beta: float, eps: float, delta: float
     return k * math.log(1 / alpha) / alpha * rest
 
 
-def run_privacy(sub, prefix: str) -> tuple[float, str, float]:
-    """One Set Cover run's privacy (``sub``: its rows, ``prefix``: its config columns): the
-    per-round budget, the text the rows print and the overall epsilon. With the ``epsilon_hat``
-    knob: basic composition over the rounds (not the theorem's ``(epsilon, delta)``); without
-    it: Claim 3.4's budget, the theorem's ``(epsilon, delta)``."""
-    eps, delta = first(sub, f"{prefix}.epsilon"), first(sub, f"{prefix}.delta")
-    k = first(sub, f"{prefix}.k", int)
-    alpha0 = first(sub, f"{prefix}.alpha0") if f"{prefix}.alpha0" in sub.columns else 0.1
+def run_privacy(sub, baseline: str | None = None) -> tuple[float, str, float]:
+    """One Set Cover run's privacy (``sub``: its rows, ``baseline``: its label when the run is
+    a baseline's, whose config columns are ``baselines.<label>.*``; None for the main learner,
+    ``learner.*``): the per-round budget, the text the rows print and the overall epsilon.
+    With the ``epsilon_hat`` knob: basic composition over the rounds (not the theorem's
+    ``(epsilon, delta)``); without it: Claim 3.4's budget, the theorem's ``(epsilon, delta)``."""
+    def col(name: str) -> str:
+        return name if baseline is None else columns.baseline_column(baseline, name)
+    eps, delta = first(sub, col(EPSILON)), first(sub, col(DELTA))
+    k = first(sub, col(LEARNER_K), int)
+    alpha0 = first(sub, col(ALPHA0)) if col(ALPHA0) in sub.columns else 0.1
     rounds = n_rounds(k, alpha0)
     eps_p, delta_p = add_remove_budget(eps, delta)
-    col = f"{prefix}.epsilon_hat"
-    eh = pd.to_numeric(sub[col], errors="coerce").iloc[0] if col in sub.columns else math.nan
+    knob = col(EPSILON_HAT)
+    eh = pd.to_numeric(sub[knob], errors="coerce").iloc[0] if knob in sub.columns else math.nan
     if not np.isfinite(eh):  # no knob: the theorem's per-round budget
         eh = per_round_epsilon(eps_p, delta_p, rounds, "set_cover")
         return eh, (f"({eps:g}, {delta:g})-DP for all examples (Claim 3.4, "
@@ -139,8 +146,7 @@ def best_convex(trials) -> dict:
     """The exact best convex error of every ``T`` of the run (the population's own method)."""
     out = {}
     for t, g in trials.groupby(T):
-        pop = GridTriangles(T=int(t), w_pub=first(g, "population.w_pub"),
-                            support=first(g, "population.support", int))
+        pop = GridTriangles(T=int(t), w_pub=first(g, W_PUB), support=first(g, SUPPORT, int))
         out[int(t)] = pop.best_convex_error()
     return out
 
@@ -177,7 +183,7 @@ def foil_rows(trials, bc: dict) -> list[VerdictRow]:
     rows.append(VerdictRow(
         claim="C16", figure=EXPERIMENT,
         setting=f"{LABELS[MAIN]}: error at the largest n vs the best convex error; "
-                f"{run_privacy(trials[trials.learner == MAIN], 'learner')[1]}",
+                f"{run_privacy(trials[trials.learner == MAIN])[1]}",
         paper="unions of polygons are learnable (Thm 5.1); the target is not convex",
         measured="mean error [95%]: " + "; ".join(parts),
         theory=f"below the best error of any convex set, {', '.join(f'{x:g}' for x in bcs)} "
@@ -192,7 +198,7 @@ def foil_rows(trials, bc: dict) -> list[VerdictRow]:
         rows.append(VerdictRow(
             claim="C16", figure=EXPERIMENT,
             setting=f"{LABELS[CONVEX]} (the foil; "
-                    f"{run_privacy(conv, 'baselines.convex')[1]})",
+                    f"{run_privacy(conv, CONVEX)[1]})",
             paper="a conjunction of halfplanes is convex: it cannot learn a non-convex union",
             measured=f"least mean error over n: {lows}",
             theory=f">= the best convex error {', '.join(f'{x:g}' for x in bcs)} by design",
@@ -273,7 +279,7 @@ LN_T_NAMES = ("the mechanism's ln T cost", "a T-free cost")
 def ln_t_verdict(fit: dict, coef: float, tol: float) -> str:
     """The counted rule of ``d n_hat / d ln T`` (module docstring): the prediction ``(0, C]``
     and the alternative ``0`` with the bands ``(tol, C + tol]`` and ``[-tol, tol]``, passed to
-    :func:`claims.verdicts.rate_verdict` as the ranges ``(2 tol, C)`` and ``(0, 0)`` with the
+    :func:`claims.predictions.rate_verdict` as the ranges ``(2 tol, C)`` and ``(0, 0)`` with the
     margin ``tol`` (which widens them to exactly these bands)."""
     if not (np.isfinite(tol) and tol > 0):
         return "inconclusive (no margin: the bands cannot be set)"
@@ -305,9 +311,9 @@ def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
         txt = _nhat_text(nh, sub)
         cens = int(plotting.right_censored(nh).sum())
         if learner == MAIN:
-            eps, delta = first(sub, "learner.epsilon"), first(sub, "learner.delta")
-            eh, priv, eps_col = run_privacy(sub, "learner")
-            k = first(sub, "learner.k", int)
+            eps, delta = first(sub, EPSILON), first(sub, DELTA)
+            eh, priv, eps_col = run_privacy(sub)
+            k = first(sub, LEARNER_K, int)
             bound = np.array([theorem_bound(t, alpha, beta, eps, delta, eh, k)
                               for t in nh[T][ok]], dtype=float)
             below = bool(ok.any() and np.all(vals <= bound))
@@ -348,8 +354,8 @@ def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
             extra=f"{learner}{label}; {rng_txt}"))
     gamma = math.nan
     if learner == MAIN and ln_fits:
-        gamma = target_triple_exponent(sub[T].unique(), first(sub, "population.w_pub"),
-                                       first(sub, "population.support", int))[0]
+        gamma = target_triple_exponent(sub[T].unique(), first(sub, W_PUB),
+                                       first(sub, SUPPORT, int))[0]
     if learner == MAIN and ln_fits:
         a = counted_alpha({al: f[0] for al, f in ln_fits.items()})
         for r in rows:
@@ -461,8 +467,8 @@ def _theorem_panel(ax, results, rows) -> None:
     trials, nhat = results.load(THEOREM)
     beta = beta_of(nhat)
     sub = trials[trials.learner == MAIN]
-    eps, delta = first(sub, "learner.epsilon"), first(sub, "learner.delta")
-    eh, priv, _ = run_privacy(sub, "learner")
+    eps, delta = first(sub, EPSILON), first(sub, DELTA)
+    eh, priv, _ = run_privacy(sub)
     ts = np.sort(trials[T].unique()).astype(float)
     for i, a in enumerate(alphas_of(nhat)):
         nh = nhat[(nhat.learner == MAIN) & (nhat.alpha == a)].sort_values(T)

@@ -8,7 +8,7 @@ d = 2 (from C12's ``c12_grid_halfplanes``, halfplanes on ``{0..T}^2``): the same
 the published fully private learner, KMMS19's Set Cover Learner with exact Select Halfplane
 (``(eps, delta)``-DP for all examples; PPM is pure eps-DP for the private examples only).
 
-Rules (:func:`claims.verdicts.rate_verdict`; censored cells enter as bounds). Per alpha two
+Rules (:func:`claims.predictions.rate_verdict`; censored cells enter as bounds). Per alpha two
 counted rows, each naming its alternative:
 
 * PPM flat: prediction 0, alternative the fully private learner's ``ln T`` slope over the

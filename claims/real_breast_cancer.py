@@ -52,6 +52,8 @@ from scipy import stats
 from claims import plotting
 from claims.base import Claim, VerdictRow
 from claims.verdicts import LEVEL, mean_ci
+from experiments.columns import (DP_LOGISTIC, EPSILON, FEATURES, LOGISTIC, PPM, PUBLIC_ONLY,
+                                 baseline_column)
 
 STATEMENT = ("breast cancer, benign public / malignant private: PPM vs DP-LR (DP-LR protects "
              "every record; one protecting only the malignant ones is not in diffprivlib)")
@@ -188,8 +190,8 @@ def _eps_col(trials, learner: str) -> str:
     baseline's ``baselines.<label>.epsilon`` once the CSVs carry it, until then the old
     columns."""
     rows = trials[trials.learner == learner]
-    cols = ["learner.epsilon"] if learner == "ppm" else [
-        f"baselines.{learner}.epsilon", "learner.epsilon", "epsilon"]
+    cols = [EPSILON] if learner == PPM else [
+        baseline_column(learner, EPSILON), EPSILON, "epsilon"]
     for col in cols:
         if col in rows and rows[col].notna().any():
             return col
@@ -215,9 +217,9 @@ def _private_trials(results, trials):
     d = pd.read_csv(path)
     d = d.assign(accuracy=1.0 - d["error"])
     # the DP-LR rows' epsilon under the sweep's column name (the draws table has one column)
-    d["baselines.dp_logistic.epsilon"] = d["learner.epsilon"].where(d.learner == "dp_logistic")
-    d["learner.epsilon"] = d["learner.epsilon"].where(d.learner == "ppm")
-    for learner in ("ppm", "dp_logistic"):
+    d[baseline_column(DP_LOGISTIC, EPSILON)] = d[EPSILON].where(d.learner == DP_LOGISTIC)
+    d[EPSILON] = d[EPSILON].where(d.learner == PPM)
+    for learner in (PPM, DP_LOGISTIC):
         mine, theirs = _by_eps(d[d.draw == 0], learner), _by_eps(trials, learner)
         for e in set(mine) & set(theirs):
             a = mine[e].droplevel("draw")
@@ -244,9 +246,9 @@ def analyse(results) -> list[VerdictRow]:
         return []
     n = int(trials["n"].iloc[0])
     n_test = N_ROWS - n
-    feats = trials["population.features"].iloc[0] if "population.features" in trials else ""
+    feats = trials[FEATURES].iloc[0] if FEATURES in trials else ""
     priv, source = _private_trials(results, trials)
-    ppm, dpl = _by_eps(priv, "ppm"), _by_eps(priv, "dp_logistic")
+    ppm, dpl = _by_eps(priv, PPM), _by_eps(priv, DP_LOGISTIC)
     k = priv["trial"].nunique()
     rows = []
     for e in sorted(set(ppm) & set(dpl)):
@@ -287,12 +289,12 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     trials = _trials(results)
     priv, _ = _private_trials(results, trials)
     fig, (ax,) = plotting.panels(1, 7.4, 6.2)
-    for learner in ("ppm", "dp_logistic", "logistic", "public_only"):
+    for learner in (PPM, DP_LOGISTIC, LOGISTIC, PUBLIC_ONLY):
         g = trials[trials.learner == learner]
         if g.empty:
             continue
         style, label = plotting.style_and_label(learner)
-        if learner in ("ppm", "dp_logistic"):
+        if learner in (PPM, DP_LOGISTIC):
             col = _eps_col(priv, learner)
             # per split, the mean over its mechanism draws (one draw: the trial itself)
             split = priv[priv.learner == learner].groupby([col, "trial"])["accuracy"].mean()
@@ -307,7 +309,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     ax.set_xlabel(r"privacy parameter $\epsilon$")
     ax.set_ylabel("test accuracy on held-out rows (mean over draws, then over splits; "
                   "95% t interval over splits)", fontsize=8)
-    feats = trials["population.features"].iloc[0] if "population.features" in trials else ""
+    feats = trials[FEATURES].iloc[0] if FEATURES in trials else ""
     verdicts = ", ".join(f"eps {r.epsilon:g}: {r.verdict}" for r in rows)
     ax.set_title(f"{feats}, {int(trials['n'].iloc[0])} training rows per split, "
                  f"{trials['trial'].nunique()} splits\n"

@@ -48,9 +48,6 @@ from scipy import stats
 
 from claims.outcomes import (FAILS, FASTER, HOLDS, LEVEL, NOT_MEASURED, SLOPE_TOL, inconclusive,
                              interval_defect)
-# The rate verdicts moved to claims.predictions; claims.c15_active and claims.c16_union_polygons
-# still import these two from here.
-from claims.predictions import rate_verdict, theory_with_alternative  # noqa: F401
 
 # Kept for the modules that still print normal intervals (C8); new code uses mean_ci (t).
 Z95 = float(stats.norm.ppf(0.5 + LEVEL / 2))

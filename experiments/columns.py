@@ -46,6 +46,10 @@ SET_COVER = "SetCoverLearner"
 GENERIC = "GenericLearner"
 LABEL_BOOST, GAP_THRESHOLD = "LabelBoostLearner", "GapThresholdMechanism"
 LOGISTIC, DP_LOGISTIC, PUBLIC_ONLY = "logistic", "dp_logistic", "public_only"  # real data
+PRIVATE_ACTIVE = "PrivateActiveLearner"  # BNS15's private active learner, Algorithm 4 (C15)
+DISJUNCTION = "DisjunctionLearner"  # the union-of-polygons learner (C16)
+CONVEX = "convex"  # C16's convex foil: the Set Cover Learner over halfplanes
+GREEDY_TRIANGLES = "GreedyTriangleCover"  # the non-private greedy cover by triangles (C16)
 
 # The setting columns the claims read.
 D = POPULATION + "d"  # the sample space's dimension: every experiment has it (module docstring)
@@ -59,12 +63,16 @@ ETA = POPULATION + "eta"
 PUBLIC_POS_RATE = POPULATION + "public_pos_rate"
 DECOY_ALPHA = POPULATION + "decoy_alpha"
 ALPHA_TARGET = POPULATION + "alpha_target"  # the alpha a member of C2's hard family is built for
+SUPPORT = POPULATION + "support"  # the grid populations' support size (C15, C16)
+FEATURES = POPULATION + "features"  # the real data's feature columns (real_breast_cancer)
 EPSILON = MAIN + "epsilon"
 DELTA = MAIN + "delta"
 EPSILON_HAT = MAIN + "epsilon_hat"
 LEARNER_K = MAIN + "k"
 ALPHA0 = MAIN + "alpha0"
 COMPOSITION = MAIN + "composition"
+N_A = MAIN + "n_A"  # the active learner's labelled subsample size (C15)
+N_QUERIES = MAIN + "n_queries"  # the active learner's label queries t (C15)
 
 
 def learner_label(target: str) -> str:
