@@ -139,7 +139,7 @@ def split_rows(specs: dict, trial: int, draws: int) -> list[dict]:
                              "n_priv": int((~public).sum()), "error": float(err),
                              "fit_seconds": secs, "learner_seed": seed,
                              "draw_seed": draw_seed(seed, d), columns.EPSILON: eps,
-                             "population.features": str(spec["population"].get("features"))})
+                             columns.FEATURES: str(spec["population"].get("features"))})
     return rows
 
 
