@@ -12,6 +12,10 @@ PY := $(VENV)/bin/python
 PROFILE ?= default
 ARGS ?=
 N_JOBS ?= 2
+# pytest workers for make test / test-fast (pytest-xdist; 0 runs the tests in one process).
+# Most slow tests wait on a subprocess's Python and Hydra start-up, so two workers on two cores
+# roughly halve the suite; each test file runs whole in one worker (its fixtures built once).
+TEST_WORKERS ?= 2
 LAUNCHER ?= joblib
 OUTPUTS ?= outputs
 # GPU=1: `make install` also installs the optional extra [gpu] (numba-cuda with the CUDA 12
@@ -29,6 +33,9 @@ $(error PROFILE must be 'default' or 'quick', got '$(PROFILE)')
 endif
 ifeq ($(shell [[ '$(N_JOBS)' =~ ^[1-9][0-9]*$$ ]] && echo ok),)
 $(error N_JOBS must be a positive integer (parallel jobs), got '$(N_JOBS)')
+endif
+ifeq ($(shell [[ '$(TEST_WORKERS)' =~ ^[0-9]+$$ ]] && echo ok),)
+$(error TEST_WORKERS must be a non-negative integer (pytest workers; 0: one process), got '$(TEST_WORKERS)')
 endif
 # ARGS: Hydra overrides as typed after `python -m experiments.run -m`, split like a shell command
 # line (quote a value holding spaces); a value may hold =, commas (a sweep over its values), /,
@@ -152,14 +159,16 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
+
 test: $(STAMP)
-	@$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; \
+	@$(PYTEST); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The fast tier: every test but those marked slow (tests/conftest.py SLOW: end-to-end runs,
 # the CUDA simulator, many-draw frequency tests); docs/developing.md gives both durations.
 test-fast: $(STAMP)
-	@$(PY) -m pytest -q -p no:cacheprovider -m "not slow"; rc=$$?; \
+	@$(PYTEST) -m "not slow"; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test-fast: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # Brings up a one-node SLURM (scripts/slurm_cluster.sh), runs tests/test_slurm.py against it (a
