@@ -140,6 +140,16 @@ def write_claim(claim: Claim, results: ResultStore) -> list[VerdictRow] | None:
     if not rows:
         print(f"{claim.id}: nothing to analyse in this results root ({results.root}); skipped")
         return None
+    _write_summary(claim, results, rows)
+    if claim.plot is not None:
+        with plotting.banner(plotting.SMOKE_BANNER if results.smoke else None):
+            claim.plot(results, rows, results.root / "figures")
+    return rows
+
+
+def _write_summary(claim: Claim, results: ResultStore, rows: list[VerdictRow]) -> None:
+    """The claim's ``summary.csv`` (every column) and ``summary.md`` (setting, measured,
+    theory, verdict; a smoke run's verdicts marked as such)."""
     df = rows_frame(rows)
     write_csv(df, results.root / claim.name / "summary.csv")
     shown = df[["setting", "measured", "theory", "verdict"]]
@@ -148,10 +158,6 @@ def write_claim(claim: Claim, results: ResultStore) -> list[VerdictRow] | None:
         shown = shown.assign(verdict=shown["verdict"].map(smoke_verdict))
         note = f"**{SMOKE_NOTE}**\n\n"
     (results.root / claim.name / "summary.md").write_text(note + markdown_table(shown))
-    if claim.plot is not None:
-        with plotting.banner(plotting.SMOKE_BANNER if results.smoke else None):
-            claim.plot(results, rows, results.root / "figures")
-    return rows
 
 
 def _write_series(claim: Claim, results: ResultStore, series: dict) -> list[VerdictRow] | None:
@@ -178,14 +184,7 @@ def _write_series(claim: Claim, results: ResultStore, series: dict) -> list[Verd
                 claim.plot(store, rows, results.root / "figures")
     if not all_rows:
         return None
-    df = rows_frame(all_rows)
-    write_csv(df, results.root / claim.name / "summary.csv")
-    shown = df[["setting", "measured", "theory", "verdict"]]
-    note = ""
-    if results.smoke:
-        shown = shown.assign(verdict=shown["verdict"].map(smoke_verdict))
-        note = f"**{SMOKE_NOTE}**\n\n"
-    (results.root / claim.name / "summary.md").write_text(note + markdown_table(shown))
+    _write_summary(claim, results, all_rows)
     return all_rows
 
 

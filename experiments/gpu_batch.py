@@ -51,6 +51,15 @@ class BatchError(ValueError):
     """A bad batch file: one line naming the value."""
 
 
+def _check_mapping(data, allowed: tuple[str, ...], what: str, shown: str) -> None:
+    """``data`` is a mapping whose keys are all in ``allowed``; else one ``BatchError`` line."""
+    if not isinstance(data, dict):
+        raise BatchError(f"{what} must be a mapping with keys {', '.join(allowed)}, got {shown}")
+    for key in data:
+        if key not in allowed:
+            raise BatchError(f"{what}: unknown key {key!r} (allowed: {', '.join(allowed)})")
+
+
 @dataclass
 class Entry:
     experiment: str
@@ -82,12 +91,7 @@ def load(path) -> Batch:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1})" if mark is not None else ""
         raise BatchError(f"{where}: not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
-    if not isinstance(data, dict):
-        raise BatchError(f"{where}: a batch file is a mapping with keys {', '.join(TOP_KEYS)}, "
-                         f"got {type(data).__name__}")
-    for key in data:
-        if key not in TOP_KEYS:
-            raise BatchError(f"{where}: unknown key {key!r} (allowed: {', '.join(TOP_KEYS)})")
+    _check_mapping(data, TOP_KEYS, f"{where}: a batch file", type(data).__name__)
     name = data.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
         raise BatchError(f"{where}: name must be a word of letters, digits, '_', '.', '-', "
@@ -99,12 +103,7 @@ def load(path) -> Batch:
     parser = OverridesParser.create()
     for i, item in enumerate(items):
         at = f"{where}: experiments[{i}]"
-        if not isinstance(item, dict):
-            raise BatchError(f"{at} must be a mapping with keys {', '.join(ENTRY_KEYS)}, "
-                             f"got {item!r}")
-        for key in item:
-            if key not in ENTRY_KEYS:
-                raise BatchError(f"{at}: unknown key {key!r} (allowed: {', '.join(ENTRY_KEYS)})")
+        _check_mapping(item, ENTRY_KEYS, at, repr(item))
         exp = item.get("experiment")
         if not isinstance(exp, str) or not exp:
             raise BatchError(f"{at}: experiment must be a config name, got {exp!r}")
