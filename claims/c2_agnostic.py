@@ -41,6 +41,10 @@ PALETTE = ["C0", "C4", "C1", "C5"]
 FAMILY = "c2_hard_family"
 # alpha_target = 0.00125 (its own sweep, read as part of the family: _load_family)
 FAMILY_SMALL = "c2_hard_family_small_alpha"
+# epsilon = 1, n in steps of 2^(1/4) around n_hat of alpha 0.00125..0.01, 400 trials (one sweep
+# per n range, read as part of the family: _load_family)
+FAMILY_FINE = ("c2_hard_family_fine", "c2_hard_family_fine_alpha0025",
+               "c2_hard_family_fine_alpha00125")
 REFERENCE = "reference (non-private)"
 # The rate Theorem 4.10 argues against in the agnostic setting: the privacy term alone,
 # 1/(epsilon alpha) (slope 1), i.e. a learner whose cost would not pay the 1/alpha^2 of the
@@ -127,16 +131,14 @@ def family_tables(trials: pd.DataFrame, beta: float, n_boot: int):
 
 
 def _load_family(results):
-    """The hard family's trials from both of its sweeps (``FAMILY`` and ``FAMILY_SMALL``, one
-    population per ``alpha_target`` in each), with ``FAMILY``'s n_hat table; ``None`` if
-    ``FAMILY`` has not been run."""
+    """The hard family's trials from all of its sweeps (``FAMILY``, ``FAMILY_SMALL`` and
+    ``FAMILY_FINE``, one population per ``alpha_target`` in each; every one that has been run),
+    with ``FAMILY``'s n_hat table; ``None`` if ``FAMILY`` has not been run."""
     data = results.load(FAMILY)
     if data is None:
         return None
-    small = results.load(FAMILY_SMALL)
-    if small is None:
-        return data
-    return pd.concat([data[0], small[0]], ignore_index=True), data[1]
+    more = [r[0] for r in map(results.load, (FAMILY_SMALL, *FAMILY_FINE)) if r is not None]
+    return pd.concat([data[0], *more], ignore_index=True), data[1]
 
 
 def _family_rows(results) -> list[VerdictRow]:
@@ -357,9 +359,11 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 
 CLAIM = Claim(id="C2", name="c2_agnostic", statement=STATEMENT,
-              experiments=(FAMILY, FAMILY_SMALL, "c2_agnostic"), analyse=analyse, plot=plot,
+              experiments=(FAMILY, FAMILY_SMALL, *FAMILY_FINE, "c2_agnostic"), analyse=analyse,
+              plot=plot,
               headline={"epsilon": 1.0},
               # ~14 CPU-min (100 trials up to n = 131072): restored by make reproduce
               committed=(FAMILY,),
-              # ~10 CPU-min at n up to 2^19: no quick twin, restored by make reproduce
-              long=(FAMILY_SMALL,))
+              # ~10 CPU-min at n up to 2^19, ~22 CPU-min (the fine grids): no quick twin,
+              # restored by make reproduce
+              long=(FAMILY_SMALL, *FAMILY_FINE))
