@@ -20,6 +20,19 @@ noise 0.1 (:class:`ppm.semi_supervised.big_grid.NoisyBigGridThresholds`: LabelBo
 on noisy labels can err, the excess error falls in steps of 0.016), ``b`` in {3072, 4096,
 6144}, the labelled ``n`` gridded finely from 12,400 to 20,000: the slope of ``log n_hat``
 against ``log b`` must lie in ``0 +- SLOPE_TOL`` (two-sided: growth with ``b`` does not hold).
+Its ``n_hat`` (12,650-13,165) sits on ``min_labelled`` and ``b`` spans only x2, so the slope
+reads the size schedule: those rows are breakdowns of the next one when it is measured.
+
+``c14_label_boost_fixed_n`` (the counted rows): the same noisy population, the labelled ``n``
+fixed at ``min_labelled`` = 12,552 (the same at every ``b``: :func:`min_labelled` of ``m(b)`` does
+not depend on ``m`` once ``m(b)`` exceeds it, from ``b`` = 2048 on), ``b`` in {2048, 4096, 8192,
+16384} (x8), the wrapper and, on the same draws, its base learner alone (the foil: its cost
+grows like ``b ln 2``, so at a fixed ``n`` its success rate falls). Read: the slope of the
+success rate (excess error <= alpha) against ``log2 b`` (:func:`success_slope`, per doubling
+of ``b``). The wrapper's must be 0; the alternative is the base learner's measured slope, and
+the band between them is derived from the two (:func:`fixed_n_verdict`: half the base learner's
+fall either side of 0). A base learner whose success rate does not fall leaves nothing to
+separate (inconclusive).
 """
 
 from __future__ import annotations
@@ -27,15 +40,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import stats
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of
 from claims.predictions import rate_verdict, theory_with_alternative
-from claims.verdicts import counted, fmt_slope, mark_same_measurement
+from claims.outcomes import LEVEL, inconclusive
+from claims.verdicts import check_verdict, counted, fmt_slope, mark_same_measurement
 from ppm import bounds
 from analysis.sample_complexity import (crossing_signature,
                                         empirical_sample_complexity,
-                                        loglog_slope)
+                                        loglog_slope, success_curve)
 from analysis.slopes import sample_complexity_slope_against
 from ppm.semi_supervised.label_boost import base_sample_size, min_labelled
 from analysis.aggregate import ERROR_COL
@@ -43,7 +58,8 @@ from experiments.columns import ALPHA0, B, ETA, GAP_THRESHOLD, LABEL_BOOST
 
 STATEMENT = "LabelBoost wrapper: labelled cost independent of the base learner's"
 NOISY = "c14_label_boost_noisy"
-EXPERIMENTS = ("c14_label_boost", "c14_base_alone", NOISY)
+FIXED_N = "c14_label_boost_fixed_n"
+EXPERIMENTS = ("c14_label_boost", "c14_base_alone", NOISY, FIXED_N)
 
 
 def by_construction(v: str) -> str:
@@ -65,11 +81,18 @@ def at_the_step(v: str, by, grid, need: int) -> str:
     return v
 
 
+def superseded(v: str) -> str:
+    """A slope-of-n_hat row on the noisy population once the fixed-n rows are measured."""
+    return (f"breakdown (superseded by {FIXED_N}: the success rate at n = min_labelled over a "
+            f"x8 range of b; this slope reads the size schedule's step): {v}")
+
+
 def noisy_rows(results) -> list[VerdictRow]:
     """The wrapper on the noisy, spread-out population (module docstring)."""
     data = results.load(NOISY)
     if data is None:
         return []
+    fixed = results.load(FIXED_N) is not None
     trials, nhat = data
     beta = beta_of(nhat)
     sub = trials[trials.learner == WRAPPER]
@@ -98,8 +121,9 @@ def noisy_rows(results) -> list[VerdictRow]:
             measured=f"slope of log n_hat vs log b = {fmt_slope(fit, 3)}; n_hat {vals} "
                      f"(min_labelled at alpha0={a0:g}: {need})",
             theory=theory_with_alternative((0.0, 0.0), base_range, NAMES),
-            verdict=at_the_step(rate_verdict(fit, (0.0, 0.0), base_range, NAMES), by,
-                                sub["n"].unique(), need),
+            verdict=(superseded if fixed else (lambda v: v))(
+                at_the_step(rate_verdict(fit, (0.0, 0.0), base_range, NAMES), by,
+                            sub["n"].unique(), need)),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=1, epsilon=1.0, alpha=float(alpha), extra="wrapper noisy"))
     return rows
@@ -111,6 +135,144 @@ STYLE = {WRAPPER: dict(color="C4", marker="o", label="LabelBoost wrapper (Alg. 3
 # The wrapper's claim is flat in b; the alternative it argues against is the base learner's
 # own cost, linear in b (the EM over 2^(b+1) thresholds): its slope against log b.
 NAMES = ("the wrapper flat", "the base learner's ln 2^(b+1)")
+
+
+# The fixed-n rows: the wrapper's success rate flat in b, against the base learner's fall.
+FIXED_NAMES = ("the wrapper flat", "the base learner's measured fall")
+
+
+def success_slope(trials, alpha: float) -> dict:
+    """Least-squares slope of the success rate (``excess_error <= alpha``) against ``log2 b``
+    over the ``b`` of ``trials`` (per doubling of ``b``), with its normal interval at
+    :data:`LEVEL`. The slope is ``sum_j w_j p_j`` with ``w_j = (x_j - mean x) / S_xx``, so its
+    variance is ``sum_j w_j^2 p_j (1 - p_j) / N_j``, read at the Agresti-Coull ``(k_j + 2) /
+    (N_j + 4)`` (an interval of non-zero width when every rate is 0 or 1). Returns ``slope,
+    lo, hi, n_points`` and ``curve`` (:func:`success_curve` per ``b``: Clopper-Pearson
+    intervals)."""
+    curve = success_curve(trials, alpha, n_col=B, error_col=ERROR_COL)
+    x = np.log2(curve["n"].to_numpy(dtype=float))
+    p, k = curve["frac"].to_numpy(dtype=float), curve["successes"].to_numpy(dtype=float)
+    n = curve["trials"].to_numpy(dtype=float)
+    sxx = float(((x - x.mean()) ** 2).sum())
+    if x.size < 2 or sxx == 0:
+        return dict(slope=math.nan, lo=math.nan, hi=math.nan, n_points=int(x.size), curve=curve)
+    w = (x - x.mean()) / sxx
+    slope = float((w * p).sum())
+    pt = (k + 2) / (n + 4)
+    se = math.sqrt(float((w ** 2 * pt * (1 - pt) / (n + 4)).sum()))
+    z = float(stats.norm.ppf(0.5 + LEVEL / 2))
+    return dict(slope=slope, lo=slope - z * se, hi=slope + z * se, n_points=int(x.size),
+                curve=curve)
+
+
+def fixed_n_verdict(wrap: dict, base: dict) -> str:
+    """The wrapper's success-rate slope (:func:`success_slope`) weighed against 0 and against
+    the base learner's measured slope ``s`` at the same ``n``: the bands are half the gap
+    either side (:func:`claims.predictions.rate_verdict` with ``tol = |s| / 2``: the wrapper's
+    band is ``[-|s|/2, |s|/2]``). Inconclusive when the base learner's interval does not lie
+    below 0 (its success rate does not fall: no alternative to separate from)."""
+    if not (np.isfinite(base["hi"]) and base["hi"] < 0):
+        return inconclusive(f"the base learner's success rate does not fall at this n "
+                            f"(slope {fmt_slope(base, 3)}): nothing to separate the wrapper "
+                            f"from")
+    fall = float(base["slope"])
+    return rate_verdict(wrap, (0.0, 0.0), (fall, fall), FIXED_NAMES, tol=abs(fall) / 2)
+
+
+def _rates(curve) -> str:
+    return ", ".join(f"b={int(r.n)}: {r.frac:.3f} ({int(r.successes)}/{int(r.trials)})"
+                     for r in curve.itertuples())
+
+
+def fixed_n_rows(results) -> list[VerdictRow]:
+    """The wrapper and its base learner at ``n = min_labelled`` across b (module docstring)."""
+    data = results.load(FIXED_N)
+    if data is None:
+        return []
+    trials, nhat = data
+    wrap, base = trials[trials.learner == WRAPPER], trials[trials.learner == BASE]
+    bs = np.sort(wrap[B].unique())
+    a0, eta = float(wrap[ALPHA0].iloc[0]), float(wrap[ETA].iloc[0])
+    n = int(wrap["n"].iloc[0])
+    need = min_labelled(10**6, a0, 0.1)
+    setting = (f"noisy spread-out support (eta={eta:g}), alpha0={a0:g}, n={n} labelled, "
+               f"b={int(bs.min())}..{int(bs.max())}, epsilon=1")
+    rows = []
+    for alpha in alphas_of(nhat):
+        fw, fb = success_slope(wrap, alpha), success_slope(base, alpha)
+        ends = fw["curve"]["frac"].to_numpy()
+        rows.append(VerdictRow(
+            claim="C14", figure="c14_label_boost",
+            setting=f"wrapper, {setting}, alpha={alpha:g} (excess error)",
+            paper="labelled cost of the wrapper independent of the base learner's "
+                  "(BNS15 Thm 4.13): at n = min_labelled its success rate does not move with b",
+            measured=f"slope of the success rate vs log2 b = {fmt_slope(fw, 3)} per doubling "
+                     f"(largest - smallest b: {ends[-1] - ends[0]:+.3f}); success rate "
+                     f"{_rates(fw['curve'])}; base learner alone, same draws: slope "
+                     f"{fmt_slope(fb, 3)} (min_labelled at alpha0={a0:g}: {need})",
+            theory=(theory_with_alternative((0.0, 0.0), (fb["slope"], fb["slope"]),
+                                            FIXED_NAMES, tol=abs(fb["slope"]) / 2, digits=3)
+                    if np.isfinite(fb["slope"]) else "the wrapper flat [0.000, 0.000]"),
+            verdict=fixed_n_verdict(fw, fb),
+            slope=fw["slope"], slope_lo=fw["lo"], slope_hi=fw["hi"],
+            d=1, epsilon=1.0, alpha=float(alpha), extra="wrapper fixed n"))
+        rows.append(VerdictRow(
+            claim="C14", figure="c14_label_boost",
+            setting=f"base learner alone, {setting}, alpha={alpha:g} (excess error)",
+            paper="the foil: the base learner's cost grows like b ln 2, so at a fixed n its "
+                  "success rate falls with b",
+            measured=f"slope of the success rate vs log2 b = {fmt_slope(fb, 3)} per doubling; "
+                     f"success rate {_rates(fb['curve'])}",
+            theory="falls: slope interval below 0",
+            verdict=check_verdict(bool(np.isfinite(fb["hi"]) and fb["hi"] < 0),
+                                  f"slope interval {fmt_slope(fb, 3)} does not lie below 0"),
+            slope=fb["slope"], slope_lo=fb["lo"], slope_hi=fb["hi"],
+            d=1, epsilon=1.0, alpha=float(alpha), extra="base learner fixed n"))
+    return rows
+
+
+def _fixed_n_panel(ax, results, rows) -> None:
+    trials, nhat = results.load(FIXED_N)
+    alphas = alphas_of(nhat)
+    curves = {(learner, alpha): success_curve(trials[trials.learner == learner], alpha, n_col=B,
+                                              error_col=ERROR_COL)
+              for learner in (WRAPPER, BASE) for alpha in alphas}
+    # the base learner's errors are 0 or ~0.4: one line when every alpha counts the same trials
+    base_once = all(curves[BASE, a]["successes"].equals(curves[BASE, alphas[0]]["successes"])
+                    for a in alphas)
+    for i, alpha in enumerate(alphas):
+        for learner, ls, color in ((WRAPPER, "-", f"C{i}"), (BASE, "--", f"C{i + 2}")):
+            if learner == BASE and base_once and i > 0:
+                continue
+            c = curves[learner, alpha]
+            s = dict(STYLE[learner])
+            label = s.pop("label") + (
+                f", excess error <= {', '.join(f'{a:g}' for a in alphas)} (same trials)"
+                if learner == BASE and base_once else f", excess error <= {alpha:g}")
+            s.update(color=color, ls=ls)
+            ax.errorbar(c["n"] * (1 + 0.03 * (i - 0.5)), c["frac"],
+                        yerr=[c["frac"] - c["cp_lo"], c["cp_hi"] - c["frac"]], capsize=3,
+                        label=label, **s)
+    ticks = np.sort(trials[B].unique())
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(int(v)) for v in ticks])
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xlabel("b = log2 |X|")
+    ax.set_ylabel(f"success rate at n = {int(trials['n'].iloc[0]):,} labelled (95% CP)")
+    base = [r for r in rows if r.extra == "base learner fixed n"]
+    ax.set_title("fixed n = min_labelled (counted)\n"
+                 + "\n".join(f"alpha={r.alpha:g}: wrapper slope {fmt_slope(_fit_of(r), 3)} "
+                             f"per doubling ({r.verdict})"
+                             for r in rows if r.extra == "wrapper fixed n")
+                 + (f"\nbase learner alone: slope {fmt_slope(_fit_of(base[0]), 3)} "
+                    f"({base[0].verdict})" if base else ""),
+                 fontsize=8)
+    plotting.legend_below(ax, 1)
+
+
+def _fit_of(row) -> dict:
+    return dict(slope=row.slope, lo=row.slope_lo, hi=row.slope_hi)
 
 
 def _base_range(bs, beta) -> tuple:
@@ -218,7 +380,7 @@ def analyse(results) -> list[VerdictRow]:
                 d=1, epsilon=1.0, alpha=float(alpha), extra="base learner alone"))
     mark_same_measurement(rows, lambda r: _signature(results, r),
                           lambda r: f"alpha = {r.alpha:g}")
-    return rows + noisy_rows(results)
+    return rows + noisy_rows(results) + fixed_n_rows(results)
 
 
 def _noisy_panel(ax, results, rows) -> None:
@@ -240,8 +402,10 @@ def _noisy_panel(ax, results, rows) -> None:
                  + "\n".join(f"alpha={r.alpha:g}: slope {r.slope:.3f} [{r.slope_lo:.3f}, "
                              f"{r.slope_hi:.3f}] ("
                              + (r.verdict if counted(r.verdict) else
-                                "reference, at the size schedule's step: "
-                                + r.verdict.rsplit("): ", 1)[-1]) + ")" for r in rows),
+                                ("breakdown, superseded by the fixed-n panel" if
+                                 r.verdict.startswith("breakdown") else
+                                 "reference, at the size schedule's step")
+                                + ": " + r.verdict.rsplit("): ", 1)[-1]) + ")" for r in rows),
                  fontsize=8)
     plotting.legend_below(ax, 1)
 
@@ -258,10 +422,13 @@ def _signature(results, row):
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
     noisy = results.load(NOISY) is not None
-    fig, axes = plotting.panels(2 if noisy else 1, 7.4, 6.4)
+    fixed = results.load(FIXED_N) is not None
+    fig, axes = plotting.panels(1 + noisy + fixed, 7.4, 6.4)
     ax = axes[0]
     if noisy:
         _noisy_panel(axes[1], results, [r for r in rows if r.extra == "wrapper noisy"])
+    if fixed:
+        _fixed_n_panel(axes[-1], results, rows)
     alphas = sorted({r.alpha for r in rows if r.extra in ("wrapper", "base learner alone")})
     beta, b_all = 0.1, []
     for i, alpha in enumerate(alphas):
@@ -298,5 +465,6 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 CLAIM = Claim(id="C14", name="c14_label_boost", statement=STATEMENT, experiments=EXPERIMENTS,
               analyse=analyse, plot=plot, headline={"alpha": 0.05},
-              # the noisy sweep: ~6 CPU-min, restored by make reproduce (RECOMPUTE=1 reruns it)
-              committed=(NOISY,))
+              # the noisy sweeps: ~6 and ~9 CPU-min, restored by make reproduce (RECOMPUTE=1
+              # reruns them)
+              committed=(NOISY, FIXED_N))

@@ -186,6 +186,48 @@ def test_c14_a_n_hat_at_the_size_step_is_not_counted():
     assert c14.at_the_step("does not hold", by2, [12400, 12552, 13000], 12552) == FAILS
 
 
+def _c14_trials(wrap_rates, base_rates, trials):
+    """Synthetic fixed-n rows: per b, a fraction ``rate`` of the trials at excess error 0, the
+    rest at 0.4 (the wrapper's and the base learner's)."""
+    import pandas as pd
+    from experiments.columns import B
+    rows = []
+    for b, pw, pb in zip((2048, 4096, 8192, 16384), wrap_rates, base_rates):
+        for learner, p in ((c14.WRAPPER, pw), (c14.BASE, pb)):
+            k = round(p * trials)
+            rows += [(learner, b, t, 0.0 if t < k else 0.4) for t in range(trials)]
+    return pd.DataFrame(rows, columns=["learner", B, "trial", "excess_error"])
+
+
+def _c14_verdict(wrap_rates, base_rates, trials):
+    df = _c14_trials(wrap_rates, base_rates, trials)
+    fits = [c14.success_slope(df[df.learner == who], 0.02) for who in (c14.WRAPPER, c14.BASE)]
+    return fits, c14.fixed_n_verdict(*fits)
+
+
+def test_c14_success_slope_is_the_least_squares_slope_per_doubling():
+    (fw, fb), _ = _c14_verdict([0.8, 0.7, 0.6, 0.5], [1.0, 0.0, 0.0, 0.0], 200)
+    assert fw["slope"] == pytest.approx(-0.1)
+    assert fb["slope"] == pytest.approx(-0.3)
+    assert fb["lo"] < fb["hi"] < 0  # all-or-nothing rates still give a non-zero width
+
+
+def test_c14_fixed_n_rule_holds_fails_and_is_inconclusive():
+    base = [1.0, 0.0, 0.0, 0.0]
+    # flat wrapper, 200 trials per b: inside [-0.15, 0.15]
+    assert _c14_verdict([0.8, 0.78, 0.8, 0.79], base, 200)[1] == HOLDS
+    # the wrapper behaves like the base learner: it does not hold
+    assert _c14_verdict(base, base, 200)[1].startswith(FAILS)
+    # a mild fall measured on 12 trials per b: the interval meets both bands
+    (fw, _), v = _c14_verdict([0.75, 0.67, 0.58, 0.5], base, 12)
+    assert v.startswith("inconclusive (cannot separate the wrapper flat from the base "
+                        "learner's measured fall at this precision")
+    assert "x the trials per cell" in v
+    # a base learner that does not fall leaves nothing to separate
+    v = _c14_verdict([0.8, 0.8, 0.8, 0.8], [0.9, 0.9, 0.88, 0.9], 200)[1]
+    assert v.startswith("inconclusive (the base learner's success rate does not fall")
+
+
 def test_c15_separation_rule():
     nan = math.nan
     assert c15.separation_verdict((50, 40, 120), (930, 750, nan), 200) == HOLDS
@@ -249,7 +291,7 @@ def test_c16_bound_is_theorem_3_2_with_three_select_halfplane_losses():
 
 @pytest.mark.parametrize("module, extra", [
     (c11, "decoys, set_cover; k"), (c12, "theorem budget"), (c13, "labelled contrast"),
-    (c14, "wrapper noisy"), (c15, "generic"), (c16, "foil"), (c16, "theorem")])
+    (c14, "wrapper fixed n"), (c15, "generic"), (c16, "foil"), (c16, "theorem")])
 def test_new_rows_on_committed_results(module, extra):
     rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
     new = [r for r in rows if extra in r.extra]
@@ -257,8 +299,8 @@ def test_new_rows_on_committed_results(module, extra):
 
 
 @pytest.mark.parametrize("module, extra", [
-    (c11, "composition=set_cover; k"), (c14, "wrapper"), (c15, "active"),
-    (c15, "separation")])
+    (c11, "composition=set_cover; k"), (c14, "wrapper"), (c14, "wrapper noisy"),
+    (c14, "base learner fixed n"), (c15, "active"), (c15, "separation")])
 def test_rows_built_in_by_the_design_are_not_counted(module, extra):
     rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
     old = [r for r in rows if r.extra == extra]
