@@ -14,6 +14,15 @@ Rule (:func:`difference_verdict`, :func:`claims.predictions.rate_verdict`): pred
 slope (up to 1), alternative 0 (no contrast); the bands are derived from the two. The flat row
 of GenericLearner names the EM's ``ln T`` as its alternative.
 
+``c13_generic_domain_plateau``: the same sweep on
+:class:`ppm.semi_supervised.PlateauGridThresholds` (mass 0.15 on each grid point beside the cut,
+0.35 on each end), where every threshold but the target errs by 0.15, just above alpha = 0.1. On
+``c13_generic_domain``'s population (support 4) the bad thresholds the fully private EM must
+beat at alpha 0.1 are the few next to the cut, so its cost barely depends on ``T`` and the
+contrast cannot show there; here ``T - 2`` of the ``2T`` thresholds are nearly good, the EM's
+failure term is ``(T - 2) exp(-eps n 0.15 / 2)`` and its cost grows like ``ln T``. Same rows
+(GenericLearner flat; the contrast, counted), marked "plateau".
+
 ``c13_generic_unlabelled``: a large fixed labelled sample, the unlabelled size swept; the slope
 of ``log n_hat`` (unlabelled) against ``log b``. The band is BNS15 Theorem 3.3's rate
 ``n = b VC log(1/alpha) / (alpha^3 eps) + log(1/beta) / (alpha eps)`` (VC 1), i.e. between that
@@ -38,11 +47,12 @@ from claims.verdicts import fmt_interval, fmt_slope
 from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
 from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
 from analysis.aggregate import ERROR_COL
-from experiments.columns import EPSILON, FULLY_PRIVATE, GENERIC, T
+from experiments.columns import EPSILON, FULLY_PRIVATE, GENERIC, PLATEAU, T
 
 STATEMENT = ("GenericLearner: labelled cost independent of |X|, unlabelled cost grows with "
              "log|X|")
-EXPERIMENTS = ("c13_generic_domain", "c13_generic_unlabelled")
+PLATEAU_EXP = "c13_generic_domain_plateau"
+EXPERIMENTS = ("c13_generic_domain", PLATEAU_EXP, "c13_generic_unlabelled")
 GL, FP = GENERIC, FULLY_PRIVATE
 SUBSTITUTE_RATE = 1.5  # the Laplace-tree substitute's prefix-count error ~ b^1.5 (not counted)
 STYLE = {GL: dict(color="C4", marker="o", label="GenericLearner (BNS15, Alg. 1)"),
@@ -95,8 +105,14 @@ def slope_difference(trials, alpha, beta, n_boot, random_state=0, level=0.95) ->
                                    n_boot=n_boot, random_state=random_state, level=level)
 
 
-def _labelled_rows(trials, nhat, n_boot) -> list[VerdictRow]:
+def _labelled_rows(trials, nhat, n_boot, population="") -> list[VerdictRow]:
+    """GenericLearner's flat row and the contrast row per alpha; ``population`` (``""`` for
+    ``c13_generic_domain``'s, ``"plateau"``) prefixes the settings and suffixes ``extra``."""
     beta, eps = beta_of(nhat), _eps(trials)
+    where = "" if not population else (
+        f"{population} population (every threshold but the target errs by "
+        f"{float(trials[PLATEAU].iloc[0]):g}), ")
+    tag = "" if not population else f" {population}"
     bs = np.sort(trials["b"].unique()).astype(float)
     th_fp = loglog_slope(bs, bs * math.log(2) + math.log(2) + math.log(1 / beta))[0]
     n_unl = int(trials["n_unlabelled"].iloc[0])
@@ -114,7 +130,7 @@ def _labelled_rows(trials, nhat, n_boot) -> list[VerdictRow]:
                     "population whose good thresholds are few must make the EM grow)")
         rows.append(VerdictRow(
             claim="C13", figure="c13_generic",
-            setting=f"labelled, b={int(bs.min())}..{int(bs.max())}, epsilon={eps:g}, "
+            setting=f"labelled, {where}b={int(bs.min())}..{int(bs.max())}, epsilon={eps:g}, "
                     f"alpha={alpha:g}, n_unlabelled={n_unl}",
             paper="labelled sample complexity independent of |X| (002 Thm 3.3)",
             measured=f"slope of log n_hat(labelled) vs log b: GenericLearner {fmt_slope(gl, 3)}, "
@@ -123,12 +139,12 @@ def _labelled_rows(trials, nhat, n_boot) -> list[VerdictRow]:
                                            ("GenericLearner 0", "fully private EM ln 2T")),
             verdict=flat,
             slope=gl["slope"], slope_lo=gl["lo"], slope_hi=gl["hi"],
-            d=1, epsilon=eps, alpha=float(alpha), extra="labelled"))
+            d=1, epsilon=eps, alpha=float(alpha), extra="labelled" + tag))
         dif = slope_difference(trials, alpha, beta, n_boot)
         rows.append(VerdictRow(
             claim="C13", figure="c13_generic",
-            setting=f"labelled contrast, b={int(bs.min())}..{int(bs.max())}, epsilon={eps:g}, "
-                    f"alpha={alpha:g}, n_unlabelled={n_unl}",
+            setting=f"labelled contrast, {where}b={int(bs.min())}..{int(bs.max())}, "
+                    f"epsilon={eps:g}, alpha={alpha:g}, n_unlabelled={n_unl}",
             paper="GenericLearner's labelled cost grows more slowly with |X| than a fully "
                   "private learner's (BNS15 Thm 3.3 vs the ln|X| of pure-DP thresholds)",
             measured=f"slope(fully private EM) - slope(GenericLearner), paired bootstrap = "
@@ -137,7 +153,7 @@ def _labelled_rows(trials, nhat, n_boot) -> list[VerdictRow]:
                                            ("EM ln 2T - 0", "no contrast 0")),
             verdict=difference_verdict(dif, th_fp),
             slope=dif["slope"], slope_lo=dif["lo"], slope_hi=dif["hi"],
-            d=1, epsilon=eps, alpha=float(alpha), extra="labelled contrast"))
+            d=1, epsilon=eps, alpha=float(alpha), extra="labelled contrast" + tag))
     return rows
 
 
@@ -196,6 +212,9 @@ def analyse(results) -> list[VerdictRow]:
     dom = _load(results, "c13_generic_domain")
     if dom is not None:
         rows += _labelled_rows(*dom, results.n_boot)
+    pla = _load(results, PLATEAU_EXP)
+    if pla is not None:
+        rows += _labelled_rows(*pla, results.n_boot, population="plateau")
     unl = _load(results, "c13_generic_unlabelled")
     if unl is not None:
         rows += _unlabelled_rows(*unl, results.n_boot)
@@ -209,27 +228,37 @@ def _draw(ax, learner, x, sub, top, alpha, i, ls):
     plotting.draw_nhat(ax, x, sub, top, s, label)
 
 
+def _labelled_panel(ax, data, rows, extra, title) -> None:
+    trials, nhat = data
+    beta = beta_of(nhat)
+    by = empirical_sample_complexity(trials, alphas_of(nhat), beta, by=["learner", "b"],
+                                     error_col=ERROR_COL)
+    for i, alpha in enumerate(alphas_of(nhat)):
+        for learner, ls in ((GL, "-"), (FP, "--")):
+            sub = by[(by.learner == learner) & (by.alpha == alpha)].sort_values("b")
+            _draw(ax, learner, sub["b"], sub, float(trials["n"].max()), alpha, i, ls)
+    plotting.log_axes(ax, np.sort(trials["b"].unique()), "b = log2 |X|",
+                      plotting.nhat_label(beta, " (labelled examples)"), base=2)
+    mine = [r for r in rows if r.extra == extra]
+    ax.set_title(f"{title}, n_unlabelled = {int(trials['n_unlabelled'].iloc[0])}\n"
+                 + "GL slopes: " + plotting.fmt_values(
+                     [(f"alpha={r.alpha:g}", r.slope) for r in mine]), fontsize=9)
+    plotting.legend_below(ax, 1)
+
+
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
     dom, unl = _load(results, "c13_generic_domain"), _load(results, "c13_generic_unlabelled")
-    panels = [p for p in (dom, unl) if p is not None]
+    pla = _load(results, PLATEAU_EXP)
+    panels = [p for p in (dom, pla, unl) if p is not None]
     fig, axes = plotting.panels(len(panels), 6.4, 6.2)
     ax_iter = iter(axes)
     if dom is not None:
-        ax, (trials, _) = next(ax_iter), dom
-        beta = beta_of(dom[1])
-        by = empirical_sample_complexity(trials, alphas_of(dom[1]), beta, by=["learner", "b"],
-                                         error_col=ERROR_COL)
-        for i, alpha in enumerate(alphas_of(dom[1])):
-            for learner, ls in ((GL, "-"), (FP, "--")):
-                sub = by[(by.learner == learner) & (by.alpha == alpha)].sort_values("b")
-                _draw(ax, learner, sub["b"], sub, float(trials["n"].max()), alpha, i, ls)
-        plotting.log_axes(ax, np.sort(trials["b"].unique()), "b = log2 |X|",
-                          plotting.nhat_label(beta, " (labelled examples)"), base=2)
-        ax.set_title(f"labelled cost, n_unlabelled = {int(trials['n_unlabelled'].iloc[0])}\n"
-                     + "GL slopes: " + plotting.fmt_values(
-                         [(f"alpha={r.alpha:g}", r.slope) for r in rows
-                          if r.extra == "labelled"]), fontsize=9)
-        plotting.legend_below(ax, 1)
+        _labelled_panel(next(ax_iter), dom, rows, "labelled",
+                        "labelled cost, support 4 beside the cut")
+    if pla is not None:
+        _labelled_panel(next(ax_iter), pla, rows, "labelled plateau",
+                        "labelled cost, plateau population\n(all thresholds but the target "
+                        f"err {float(pla[0][PLATEAU].iloc[0]):g})")
     if unl is not None:
         ax, (trials, nhat) = next(ax_iter), unl
         beta = beta_of(nhat)
@@ -251,5 +280,5 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 CLAIM = Claim(id="C13", name="c13_generic", statement=STATEMENT, experiments=EXPERIMENTS,
               analyse=analyse, plot=plot, headline={"alpha": 0.1},
-              # 160 trials x 85 cells (~12 CPU-min): restored by make reproduce
-              committed=("c13_generic_domain",))
+              # 160 trials x 85 cells each (~12 and ~6 CPU-min): restored by make reproduce
+              committed=("c13_generic_domain", PLATEAU_EXP))

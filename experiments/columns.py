@@ -63,6 +63,7 @@ ETA = POPULATION + "eta"
 PUBLIC_POS_RATE = POPULATION + "public_pos_rate"
 DECOY_ALPHA = POPULATION + "decoy_alpha"
 ALPHA_TARGET = POPULATION + "alpha_target"  # the alpha a member of C2's hard family is built for
+PLATEAU = POPULATION + "plateau"  # C13: the error of the nearly good thresholds
 SUPPORT = POPULATION + "support"  # the grid populations' support size (C15, C16)
 FEATURES = POPULATION + "features"  # the real data's feature columns (real_breast_cancer)
 EPSILON = MAIN + "epsilon"

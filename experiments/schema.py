@@ -27,7 +27,8 @@ from ppm.set_cover import (DisjunctionLearner, GreedyTriangleCover, GridPolygon,
                            PlantedConjunction, SetCoverLearner)
 from ppm.set_cover.populations import DecoyConjunction
 from ppm.semi_supervised import (BigGridThresholds, GapThresholdMechanism, GenericLearner,
-                                 LabelBoostLearner, PrivateActiveLearner)
+                                 LabelBoostLearner, PlateauGridThresholds,
+                                 PrivateActiveLearner)
 from ppm.semi_supervised.big_grid import NoisyBigGridThresholds
 
 
@@ -99,6 +100,8 @@ NoisyBigGridThresholdsConf = population_conf(
     NoisyBigGridThresholds, "ppm.semi_supervised.big_grid.NoisyBigGridThresholds")
 BigGridThresholdsConf = population_conf(BigGridThresholds,
                                         "ppm.semi_supervised.BigGridThresholds")
+PlateauGridThresholdsConf = population_conf(PlateauGridThresholds,
+                                            "ppm.semi_supervised.PlateauGridThresholds")
 MarginFamilyConf = population_conf(MarginFamily, "ppm.populations.MarginFamily")
 BreastCancerConf = population_conf(BreastCancer, "ppm.populations.BreastCancer")
 
@@ -162,6 +165,8 @@ def register_configs() -> None:
     cs.store(group="population", name="big_grid_thresholds_schema", node=BigGridThresholdsConf)
     cs.store(group="population", name="noisy_big_grid_thresholds_schema",
              node=NoisyBigGridThresholdsConf)
+    cs.store(group="population", name="plateau_grid_thresholds_schema",
+             node=PlateauGridThresholdsConf)
     cs.store(group="population", name="margin_family_schema", node=MarginFamilyConf)
     cs.store(group="learner", name="ppm_schema", node=PPMLearnerConf)
     cs.store(group="learner", name="set_cover_schema", node=SetCoverLearnerConf)

@@ -76,6 +76,8 @@ STABLE_NAMES = {
     "ppm.semi_supervised.big_grid.BigGridThresholds": "ppm.semi_supervised.BigGridThresholds",
     "ppm.semi_supervised.big_grid.NoisyBigGridThresholds":
         "ppm.semi_supervised.big_grid.NoisyBigGridThresholds",
+    "ppm.semi_supervised.plateau_grid.PlateauGridThresholds":
+        "ppm.semi_supervised.PlateauGridThresholds",
 }
 
 

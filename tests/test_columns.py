@@ -76,6 +76,9 @@ def test_each_parameter_is_written_once_under_its_owner(tmp_path):
     ("c1_realizable_d1", ["n=64"]),
     ("c9_domain", ["population.T=256", "n=32"]),
     ("c10_homogeneity", ["population.eta=0.2", "n=64"]),
+    # its population moved to configs/population/grid_thresholds_support4.yaml: same cells
+    ("c13_generic_domain", ["population.T=4096", "n=64"]),
+    ("c13_generic_domain_plateau", ["population.T=4096", "n=64"]),
 ])
 def test_cell_keys_are_those_of_the_committed_trials(experiment, overrides):
     """The layout change left every cache key as it was: a cell composed now has the key its

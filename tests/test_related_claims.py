@@ -291,6 +291,7 @@ def test_c16_bound_is_theorem_3_2_with_three_select_halfplane_losses():
 
 @pytest.mark.parametrize("module, extra", [
     (c11, "decoys, set_cover; k"), (c12, "theorem budget"), (c13, "labelled contrast"),
+    (c13, "labelled contrast plateau"), (c13, "labelled plateau"),
     (c14, "wrapper fixed n"), (c15, "generic"), (c16, "foil"), (c16, "theorem")])
 def test_new_rows_on_committed_results(module, extra):
     rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))

@@ -6,7 +6,8 @@ from .big_grid import BigGridThresholds, NoisyBigGridThresholds
 from .big_points import BigPoints
 from .generic import GenericLearner
 from .label_boost import LabelBoostLearner
+from .plateau_grid import PlateauGridThresholds
 from .threshold_em import GapThresholdMechanism
 
 __all__ = ["BigGridThresholds", "NoisyBigGridThresholds", "BigPoints", "GapThresholdMechanism", "GenericLearner",
-           "LabelBoostLearner", "PrivateActiveLearner"]
+           "LabelBoostLearner", "PlateauGridThresholds", "PrivateActiveLearner"]
