@@ -85,6 +85,8 @@ SLOW = {
     "test_select_halfplane.py": ["test_sampled_labelling_frequencies_match_cell_distribution",
                                  "test_uniform_point_inside_trapezoids"],
     "test_bounds.py": ["test_n_theory_nondecreasing_in_d_and_w_pub"],
+    "test_c15_privacy_audit.py": ["test_active_law_is_the_learners_law",
+                                  "test_cover_law_is_the_sanitizers_law_with_real_noise"],
 }
 
 
