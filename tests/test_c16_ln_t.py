@@ -13,7 +13,7 @@ import pytest
 
 from analysis.aggregate import ERROR_COL
 from analysis.slopes import linear_in_log_x, sample_complexity_slope_against
-from claims import c16_union_polygons as c16
+from claims import c16_ln_t, c16_union_polygons as c16
 from claims.base import ResultStore
 from claims.verdicts import FAILS, HOLDS, counted
 
@@ -42,8 +42,8 @@ def _verdict(per_ln, coef, **kw):
                                           error_col=ERROR_COL, n_boot=80,
                                           slope_fn=linear_in_log_x)
     n0 = kw.get("n0", 2000.0)
-    tol = c16.ln_t_tolerance(fit, [n0 + per_ln * math.log(t) for t in TS], TS)
-    return fit, c16.ln_t_verdict(fit, coef, tol)
+    tol = c16_ln_t.ln_t_tolerance(fit, [n0 + per_ln * math.log(t) for t in TS], TS)
+    return fit, c16_ln_t.ln_t_verdict(fit, coef, tol)
 
 
 def test_coefficient_is_the_explicit_bounds_growth_per_ln_t():
@@ -51,9 +51,9 @@ def test_coefficient_is_the_explicit_bounds_growth_per_ln_t():
     # per unit ln T is the coefficient (a second route: the bound's own lambda)
     for alpha, eh in ((0.01, 0.5), (0.1, 0.0143)):
         b1, b2 = (c16.theorem_bound(t, alpha, 0.1, 0.9, 1e-6, eh) for t in (2.0 ** 6, 2.0 ** 20))
-        assert c16.mechanism_ln_t_coefficient(2, alpha, eh) == pytest.approx(
+        assert c16_ln_t.mechanism_ln_t_coefficient(2, alpha, eh) == pytest.approx(
             (b2 - b1) / (14 * math.log(2)), rel=1e-9)
-    assert c16.mechanism_ln_t_coefficient(2, 0.01, 0.5) == pytest.approx(88419.4, rel=1e-5)
+    assert c16_ln_t.mechanism_ln_t_coefficient(2, 0.01, 0.5) == pytest.approx(88419.4, rel=1e-5)
 
 
 def test_ln_t_rule_holds_for_a_mechanism_like_cost():
@@ -83,12 +83,12 @@ def test_ln_t_rule_is_inconclusive_when_the_trials_cannot_separate():
 def test_margin_is_the_elasticity_margin_and_at_least_the_grid():
     fit = {"resolution": (100.0, 140.0)}
     # 0.25 x mean n_hat 1000 / mean ln T 10 = 25 > the grid's half-width 20
-    assert c16.ln_t_tolerance(fit, [1000.0, 1000.0], [math.e ** 5, math.e ** 15]) == \
+    assert c16_ln_t.ln_t_tolerance(fit, [1000.0, 1000.0], [math.e ** 5, math.e ** 15]) == \
         pytest.approx(25.0)
     # a coarse grid: its half-width 50 wins
-    assert c16.ln_t_tolerance({"resolution": (0.0, 100.0)}, [1000.0] * 2,
+    assert c16_ln_t.ln_t_tolerance({"resolution": (0.0, 100.0)}, [1000.0] * 2,
                               [math.e ** 5, math.e ** 15]) == pytest.approx(50.0)
-    assert c16.ln_t_verdict({"slope": 1.0, "lo": 0.0, "hi": 2.0}, 10.0, math.nan).startswith(
+    assert c16_ln_t.ln_t_verdict({"slope": 1.0, "lo": 0.0, "hi": 2.0}, 10.0, math.nan).startswith(
         "inconclusive")
 
 
@@ -101,8 +101,8 @@ def test_interval_is_never_narrower_than_the_grid():
 
 
 def test_counted_alpha_prefers_uncensored_then_smaller():
-    assert c16.counted_alpha({0.01: {"n_points": 4}, 0.1: {"n_points": 5}}) == 0.1
-    assert c16.counted_alpha({0.01: {"n_points": 5}, 0.1: {"n_points": 5}}) == 0.01
+    assert c16_ln_t.counted_alpha({0.01: {"n_points": 4}, 0.1: {"n_points": 5}}) == 0.1
+    assert c16_ln_t.counted_alpha({0.01: {"n_points": 5}, 0.1: {"n_points": 5}}) == 0.01
 
 
 def test_committed_results_count_one_ln_t_row_per_experiment():
@@ -136,15 +136,15 @@ def test_target_triple_measure_by_the_samplers_chain_rule():
                  == inside, axis=-1)
     assert hit.any()
     assert np.exp(logp[hit]).sum() == pytest.approx(
-        c16.target_triple_measure(T_, 0.5, 4), rel=1e-9)
+        c16_ln_t.target_triple_measure(T_, 0.5, 4), rel=1e-9)
 
 
 def test_target_triple_exponent_is_symmetric_and_falls_with_t():
     # the two triangles are point reflections of each other: the same measure
     for b in (6, 12):
-        assert c16.target_triple_measure(2 ** b, 0.5, 8, 0) == pytest.approx(
-            c16.target_triple_measure(2 ** b, 0.5, 8, 1), rel=1e-9)
-    gamma, meas = c16.target_triple_exponent([64, 4096, 2 ** 20], 0.5, 8)
+        assert c16_ln_t.target_triple_measure(2 ** b, 0.5, 8, 0) == pytest.approx(
+            c16_ln_t.target_triple_measure(2 ** b, 0.5, 8, 1), rel=1e-9)
+    gamma, meas = c16_ln_t.target_triple_exponent([64, 4096, 2 ** 20], 0.5, 8)
     assert meas[64] > meas[4096] > meas[2 ** 20] > 0
     # a power law: the two halves of the range give the same exponent
     g1 = math.log(meas[64] / meas[4096]) / math.log(4096 / 64)
