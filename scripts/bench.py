@@ -20,13 +20,18 @@ repeated ``--repeats`` times and the fastest kept (the machine is shared). Each 
 runs in a fresh child process so that its peak resident memory (``ru_maxrss`` above the post-setup baseline) is its own. Prints a
 table and writes ``results/bench.csv``. Numbers depend on the machine: a benchmark, not a test.
 
-**Popcount variants.** For each d >= 2 row, and for synthetic bitsets with more words
-(``SYNTHETIC``: random membership, d = 3, 6 and 9 words), it also times
-``BitsetScorer.histogram()`` alone with the plain popcount (``csa=False``) and the carry-save
-one (``csa=True``) on the same bitsets in the same fresh process, alternating the two and keeping
-the fastest of ``--repeats`` each (the histograms must be equal: asserted). Printed, and written
-next to ``--out`` as ``<stem>_popcount.csv`` (``hypotheses_per_s``, ``fraction_of_floor`` and
-``csa_speedup`` = plain seconds / carry-save seconds). ``--popcount-only`` skips the fits.
+**Kernels, before and after (per level).** For each d >= 2 row, and for synthetic bitsets with
+more words (``SYNTHETIC``: random membership, d = 3, 6 and 9 words), it also times the level-2
+and (d >= 3) level-3 kernels alone, on the chunks ``BitsetScorer.histogram()`` uses, in the same
+fresh process: the current kernels (``v2``, :mod:`ppm.core._bitset_kernels`) and the ones they
+replaced (``v1``, :mod:`ppm.core._bitset_kernels_v1`), each with the plain popcount and the
+carry-save one, on the leading chunks of the level up to ``LEVEL_MAX_HYPOTHESES`` (4e8:
+``n_hypotheses`` is the number timed), alternating the variants and keeping the fastest of
+``--repeats`` each (the
+per-chunk histograms must be equal: asserted). Printed, and written next to ``--out`` as
+``<stem>_popcount.csv``: per level and variant ``hypotheses_per_s``, ``fraction_of_floor``,
+``speedup_vs_v1`` (v1 plain seconds / this variant's) and ``csa_speedup`` (plain seconds /
+carry-save seconds of the same kernel). ``--popcount-only`` skips the fits.
 """
 
 from __future__ import annotations
@@ -103,44 +108,116 @@ def _popcount_inputs(spec):
                                                       n_pub=-1)
 
 
+# (kernel, csa): the current kernels (v2) and the ones they replaced (kept as "v1"), each with
+# the plain and the carry-save popcount
+KERNELS = [("v1", False), ("v1", True), ("v2", False), ("v2", True)]
+# hypotheses timed per level and variant (the leading chunks of the level): seconds per row
+LEVEL_MAX_HYPOTHESES = 4e8
+
+
+def _method(kernel, csa):
+    return f"bitset-{kernel}-{'csa' if csa else 'plain'}"
+
+
 def _measure_popcounts(spec, threads, repeats, queue):
     import numba
     import numpy as np
 
-    from ppm.core.hypothesis_class import BitsetScorer, class_size
+    from ppm.core.hypothesis_class import BitsetScorer, balanced_bounds, level_kernels
 
     numba.set_num_threads(threads)
     B, y, d, row = _popcount_inputs(spec)
-    for csa in (False, True):  # compile / load both variants outside the timing
-        BitsetScorer(B[:8, :], y, d, csa=csa).histogram()
-    scorers = {csa: BitsetScorer(B, y, d, csa=csa) for csa in (False, True)}
-    best, hists = {False: float("inf"), True: float("inf")}, {}
-    for rep in range(repeats):
-        for csa in ((False, True) if rep % 2 == 0 else (True, False)):  # alternate the order
-            t0 = time.perf_counter()
-            hists[csa] = scorers[csa].histogram()
-            best[csa] = min(best[csa], time.perf_counter() - t0)
-    assert np.array_equal(hists[False], hists[True]), spec  # exact: the same histogram
-    m = B.shape[0]
-    G = float(class_size(m, d))
-    rows = [dict(row, words=scorers[False].PQT.shape[0], n_halfspaces=m, n_hypotheses=G,
-                 method="bitset-csa" if csa else "bitset-plain", threads=threads,
-                 seconds=best[csa], hypotheses_per_s=G / best[csa]) for csa in (False, True)]
-    queue.put(rows)
+    scorer = BitsetScorer(B, y, d)
+    m, n1 = scorer.m, scorer.n + 1
+    modules = {kernel: level_kernels(kernel) for kernel in ("v1", "v2")}
+    levels = {}  # level -> (kernel name, chunk bounds, hypotheses): as BitsetScorer.histogram
+    rows_ = np.arange(m - 1)
+    levels[2] = ("level2_hist", balanced_bounds(0, m - 1, m - 1 - rows_, scorer._chunks),
+                 m * (m - 1) / 2)
+    if d >= 3:
+        r = m - 1 - np.arange(0, m - 2)
+        levels[3] = ("level3_hist", balanced_bounds(0, m - 2, r * (r - 1) / 2, scorer._chunks),
+                     m * (m - 1) * (m - 2) / 6)
+    out = []
+    for level, (fn, bounds, size) in levels.items():
+        # the leading chunks up to LEVEL_MAX_HYPOTHESES (balanced: each about 1/256 of the level)
+        keep = max(1, int(len(bounds) - 1) * LEVEL_MAX_HYPOTHESES // max(size, 1))
+        bounds = bounds[:min(len(bounds), int(keep) + 1)]
+        first = np.arange(bounds[0], bounds[-1])
+        rest = m - 1 - first
+        size = float(rest.sum() if level == 2 else (rest * (rest - 1) // 2).sum())
+
+        def run(kernel, csa, b=bounds, fn=fn):
+            hist = np.zeros((len(b) - 1, n1), dtype=np.int64)
+            getattr(modules[kernel], fn)(scorer.PQT, scorer.wP, scorer._ones, b, scorer.n0,
+                                         hist, csa)
+            return hist
+        for kernel, csa in KERNELS:  # compile / load every variant outside the timing
+            run(kernel, csa, b=bounds[:2])
+        best, hists = dict.fromkeys(KERNELS, float("inf")), {}
+        floor = 0.0  # the floor in this process, between the variants (the machine is shared)
+        for rep in range(repeats):
+            for variant in (KERNELS if rep % 2 == 0 else KERNELS[::-1]):  # alternate the order
+                t0 = time.perf_counter()
+                hists[variant] = run(*variant)
+                best[variant] = min(best[variant], time.perf_counter() - t0)
+                floor = max(floor, _floor_rate(threads))
+        for variant in KERNELS:  # exact: the same per-chunk histograms
+            assert np.array_equal(hists[variant], hists[KERNELS[0]]), (spec, level, variant)
+        out += [dict(row, level=level, words=scorer.PQT.shape[0], n_halfspaces=m,
+                     n_hypotheses=size, method=_method(*v), kernel=v[0], csa=v[1],
+                     threads=threads, seconds=best[v], hypotheses_per_s=size / best[v],
+                     floor_per_s=floor, fraction_of_floor=size / best[v] / floor)
+                for v in KERNELS]
+    queue.put(out)
+
+
+def _floor_rate(threads) -> float:
+    """Floor increments/s now, in this process (about 0.05-0.1 s of :func:`floor_walk`)."""
+    import numpy as np
+
+    from ppm.core.sweep_scorer import floor_walk
+
+    steps = _floor_steps()
+    chunks = 4 * threads
+    out = np.zeros(chunks, dtype=np.int64)
+    floor_walk(steps, 1, chunks, out)  # compile / load outside the timing
+    t0 = time.perf_counter()
+    floor_walk(steps, 40, chunks, out)
+    return chunks * 40 * steps.size / (time.perf_counter() - t0)
+
+
+def _floor_steps():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return (512 + np.cumsum(rng.choice([-1, 1], size=1 << 16))).clip(1, 1022).astype(np.int64)
 
 
 def measure_popcounts(spec, threads, repeats, floor) -> list[dict]:
+    """Per level (2, and 3 for d >= 3) of the sample or synthetic bitsets: hypotheses/s and
+    fraction of the floor of every kernel of ``KERNELS``, ``speedup_vs_v1`` (the v1 plain
+    kernel's seconds / this one's) and ``csa_speedup`` (plain / carry-save, same kernel). The
+    floor here is the best of the floors measured in the same process between the variants
+    (``floor_per_s``; ``floor``, the run's first measurement, is not used: on a shared machine
+    the load changes between the two)."""
     rows = _run(_measure_popcounts, (spec, threads, repeats))
-    speedup = rows[0]["seconds"] / rows[1]["seconds"]
-    for r in rows:
-        r["fraction_of_floor"] = r["hypotheses_per_s"] / floor
-        r["csa_speedup"] = speedup
     what = (f"d={spec[1]} n={spec[2]} w_pub={spec[3]:g}" if spec[0] == "sample"
             else f"synthetic d={spec[1]} |C_pub|={spec[2]}")
-    print(f"{what} ({rows[0]['words']} words, {threads} threads) histogram: "
-          + ", ".join(f"{r['method']} {r['seconds']:.3f} s = {r['hypotheses_per_s']:.3g} hyp/s "
-                      f"= {r['fraction_of_floor']:.2f} of the floor" for r in rows)
-          + f"; carry-save speed-up {speedup:.2f}x", flush=True)
+    for level in sorted({r["level"] for r in rows}):
+        lv = {r["method"]: r for r in rows if r["level"] == level}
+        base = lv[_method("v1", False)]["seconds"]
+        for r in lv.values():
+            r["speedup_vs_v1"] = base / r["seconds"]
+            r["csa_speedup"] = lv[_method(r["kernel"], False)]["seconds"] / r["seconds"] \
+                if r["csa"] else 1.0
+        print(f"{what} ({rows[0]['words']} words, {threads} threads) level {level}, floor "
+              f"{next(iter(lv.values()))['floor_per_s']:.3g}/s: "
+              + ", ".join(f"{m} {r['hypotheses_per_s']:.3g} hyp/s = "
+                          f"{r['fraction_of_floor']:.2f} of the floor"
+                          for m, r in lv.items())
+              + f"; v2 plain / v1 plain: {lv[_method('v2', False)]['speedup_vs_v1']:.2f}x",
+              flush=True)
     return rows
 
 
@@ -151,8 +228,7 @@ def _floor(threads, queue):
     from ppm.core.sweep_scorer import floor_walk
 
     numba.set_num_threads(threads)
-    rng = np.random.default_rng(0)
-    steps = (512 + np.cumsum(rng.choice([-1, 1], size=1 << 16))).clip(1, 1022).astype(np.int64)
+    steps = _floor_steps()
     chunks, repeats = 4 * threads, 200
     out = np.zeros(chunks, dtype=np.int64)
     floor_walk(steps, 1, chunks, out)  # compile / load outside the timing
@@ -230,9 +306,11 @@ def main(argv=None) -> None:
     popcount_df = pd.DataFrame(popcount_rows)
     popcount_out.parent.mkdir(parents=True, exist_ok=True)
     popcount_df.to_csv(popcount_out, index=False)
-    print(popcount_df[["d", "n", "w_pub", "words", "n_halfspaces", "n_hypotheses", "method",
-                       "threads", "seconds", "hypotheses_per_s", "fraction_of_floor",
-                       "csa_speedup"]].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print(popcount_df[["d", "n", "w_pub", "words", "level", "n_halfspaces", "n_hypotheses",
+                       "method", "threads", "seconds", "hypotheses_per_s", "floor_per_s",
+                       "fraction_of_floor",
+                       "speedup_vs_v1", "csa_speedup"]].to_string(
+        index=False, float_format=lambda v: f"{v:.3g}"))
     if args.popcount_only:
         return
     for d, n, *w in QUICK if args.quick else DEFAULT:

@@ -1,21 +1,27 @@
 """Benchmark of the CUDA scorer (ppm.core.cuda_scorer) per level and word count, and of the
 triangle selection on the GPU (ppm.set_cover.unions).
 
+    python -m scripts.bench_gpu --batch       # the committed measurement, < 5 min on one GPU
     python -m scripts.bench_gpu [--threads 2] [--repeats 3] [--cpu-chunks 1]
                                 [--out results/bench_gpu.csv]
                                 [--triangle-m 16 24 32 48 64] [--cpu-max-triples 2e10]
                                 [--triangles-out results/bench_gpu_triangles.csv]
     NUMBA_ENABLE_CUDASIM=1 python -m scripts.bench_gpu --smoke    # no GPU: simulator, tiny
 
-For each sample (GaussianClusters, the C4 cells: d = 3, w_pub = 0.1) and each level j in
-{2, 3}, on the same bitsets (``BitsetScorer``'s ``PQT``):
+For each sample (GaussianClusters, the C4 cells: d = 3, w_pub = 0.1, and d = 4 cells of the
+``w_pub = 0.06`` pool) and each level j in {2, 3, 4}, on the same bitsets (``BitsetScorer``'s
+``PQT``):
 
-* ``gpu_hyp_per_s``: the GPU histogram of the whole level (one launch, best of ``--repeats``);
+* ``gpu_hyp_per_s``: the GPU histogram of the whole level (one launch, best of ``--repeats``;
+  level 4: every 1-prefix in one launch, ``CudaKernels.level3_hist_many``), and
+  ``ratio_to_level3``: level 4's rate over level 3's on the same sample (goal: >= 0.8 where
+  ``|C_pub|`` >= 1,500);
 * ``popcount_ceiling``: the same launch with the histogram replaced by a per-thread sum of the
   scores (same loads, same carry-save popcounts, no atomics), measured in the same run;
   ``fraction_of_ceiling`` = gpu / ceiling;
 * ``cpu_hyp_per_s``: the CPU bitset kernel (``--threads`` numba threads) on the first
-  ``--cpu-chunks`` chunks of the level (a whole level 3 takes minutes on 2 cores), and
+  ``--cpu-chunks`` chunks of the level (of the first prefix at level 4; a whole level 3 takes
+  minutes on 2 cores), and
   ``ratio_gpu_cpu``; ``same_histogram``: the GPU's per-chunk histograms of those chunks equal
   the CPU's (asserted).
 
@@ -28,9 +34,12 @@ random samples of ``m`` distinct points of ``{0..64}^2`` per ``--triangle-m``: `
 ``--cpu-max-triples``, where a round takes minutes), ``ratio_gpu_cpu``, and ``same_triangle``:
 the two devices drew the same triangle from the same seed (asserted).
 
-``make bench`` runs it after ``scripts.bench`` when a GPU is present. ``--smoke`` runs tiny
-samples (under the simulator where there is no GPU) and writes nothing: a test that the script
-works, its numbers mean nothing.
+``--batch``: the whole measurement as committed, in one command sized to run in under 5
+minutes on one GPU (every sample and level, the triangle rows, ``--repeats 3``, the CPU kernel
+on every core, the CPU triangle round only up to 2e9 triples); prints its wall time and writes
+the two CSVs. ``make bench`` runs it after ``scripts.bench`` when a GPU is present.
+``--smoke`` runs tiny samples (under the simulator where there is no GPU) and writes nothing: a
+test that the script works, its numbers mean nothing.
 """
 
 from __future__ import annotations
@@ -43,9 +52,12 @@ import numpy as np
 import pandas as pd
 
 # (d, n, w_pub): level 2 on d = 2 samples; levels 2 and 3 on the C4 cells (d = 3, w_pub = 0.1),
-# whose bitsets hold 4 to 6 words.
-DEFAULT = [(2, 400, 0.5), (2, 1000, 0.5), (3, 160, 0.1), (3, 224, 0.1), (3, 320, 0.1)]
-SMOKE = [(2, 20, 0.2), (3, 20, 0.15)]  # 30 and 28 halfspaces: seconds under the simulator
+# whose bitsets hold 4 to 6 words; levels 3 and 4 on d = 4 cells of the w_pub = 0.06 pool (the
+# level-4 sizes of the 2026-11 H200 runs: |C_pub| about 1,000-2,000).
+DEFAULT = [(2, 400, 0.5), (2, 1000, 0.5), (3, 160, 0.1), (3, 224, 0.1), (3, 320, 0.1),
+           (4, 160, 0.06), (4, 192, 0.06)]
+SMOKE = [(2, 20, 0.2), (3, 20, 0.15), (4, 12, 0.25)]  # 30, 28, 14 halfspaces: simulator seconds
+BATCH_SECONDS = 300  # --batch: the whole measurement on one GPU
 TRIANGLE_M = [16, 24, 32, 48, 64]  # distinct points; L^3 from ~1e7 up to the GPU limit 1e11
 TRIANGLE_T = 64
 
@@ -88,51 +100,84 @@ def _best(fn, repeats):
     return best
 
 
+def _level4_runs(scorer):
+    """Level 4 as BitsetScorer.histogram runs it: its 1-prefixes and their chunk bounds."""
+    from ppm.core.hypothesis_class import prefix_triple_runs
+
+    runs = [(p, b) for p, b in prefix_triple_runs(scorer.m, 4, scorer._chunks) if len(p) == 1]
+    return [p for p, _ in runs], [b for _, b in runs]
+
+
 def measure(scorer, level, repeats, cpu_chunks):
+    from math import comb
+
     from ppm.core.cuda_scorer import simulator_enabled
     from ppm.core.cuda_scorer import CudaKernels, cpu_kernels, launch_shape
 
     gpu = CudaKernels(scorer.PQT, scorer.wP, scorer.n)
-    bounds = _level_bounds(scorer, level)
-    n_chunks, n1 = len(bounds) - 1, scorer.n + 1
-    run_gpu = gpu.level2_hist if level == 2 else gpu.level3_hist
+    n1 = scorer.n + 1
     cpu = cpu_kernels()
-    run_cpu = cpu.level2_hist if level == 2 else cpu.level3_hist
     args = (scorer.PQT, scorer.wP, scorer._ones)
-    hist = np.zeros((n_chunks, n1), dtype=np.int64)
+    if level == 4:
+        prefixes, bounds_list = _level4_runs(scorer)
+        hists = [np.zeros((len(b) - 1, n1), dtype=np.int64) for b in bounds_list]
+
+        def run():
+            for h in hists:
+                h[:] = 0
+            gpu.level3_hist_many(scorer.PQT, scorer.wP, prefixes, bounds_list, scorer.n0, hists)
+
+        launches = list(gpu.prefix_launches(prefixes, bounds_list, [h.shape[0] for h in hists]))
+        bounds, hist = bounds_list[0], hists[0]  # the CPU comparison: the first prefix
+        cpu_mask = scorer._mask(prefixes[0])
+        size = comb(scorer.m, 4)  # every 4-subset (p, a, i, k): prefix p, a triple after it
+    else:
+        bounds = _level_bounds(scorer, level)
+        hist = np.zeros((len(bounds) - 1, n1), dtype=np.int64)
+        run_gpu = gpu.level2_hist if level == 2 else gpu.level3_hist
+
+        def run():
+            hist[:] = 0
+            run_gpu(*args, bounds, scorer.n0, hist)
+
+        if level == 2:
+            c = np.arange(len(bounds) - 1)
+            segs = gpu._segments(np.full(c.size, -1), bounds[:-1], bounds[1:], c)
+        else:
+            segs = gpu._level3_segments(bounds, lambda a, chunk: chunk)
+        launches = [(0, 1, scorer._ones, segs, len(bounds) - 1)]
+        cpu_mask = scorer._ones
+        size = _level_size(scorer.m, level, 0, scorer.m)
     if not simulator_enabled():  # compile outside the timing (the simulator compiles nothing)
-        run_gpu(*args, bounds, scorer.n0, np.zeros_like(hist))
-
-    def run():
-        hist[:] = 0
-        run_gpu(*args, bounds, scorer.n0, hist)
-
+        run()
     gpu_s = _best(run, repeats)
 
-    # the popcount ceiling: the sink kernel on the same segments
-    if level == 2:
-        c = np.arange(n_chunks)
-        segs = gpu._segments(np.full(c.size, -1), bounds[:-1], bounds[1:], c)
-    else:
-        segs = gpu._level3_segments(bounds, lambda a, chunk: chunk)
-    threads, blocks = launch_shape(gpu._cuda, int(segs[-1][-1]), gpu._threads, gpu._blocks)
+    # the popcount ceiling: the sink kernel on the same segments (and masks)
+    n_items = max(int(segs[-1][-1]) for *_, segs, _ in launches)
+    threads, blocks = launch_shape(gpu._cuda, n_items, gpu._threads, gpu._blocks)
     sink = gpu._cuda.to_device(np.zeros((threads * blocks, 1), dtype=np.uint64))
-    ceiling_s = _best(lambda: gpu._launch(2, scorer._ones, segs, scorer.n0, (), sink), repeats)
+
+    def ceiling():
+        for _, _, masks, segs, _ in launches:
+            gpu._launch(2, masks, segs, scorer.n0, (), sink)
+
+    ceiling_s = _best(ceiling, repeats)
 
     # the CPU kernel on the first chunks, same bitsets
+    n_chunks = len(bounds) - 1
     k = min(cpu_chunks, n_chunks)
     sub = bounds[:k + 1]
     cpu_hist = np.zeros((k, n1), dtype=np.int64)
-    run_cpu(*args, sub[:2], scorer.n0, np.zeros_like(cpu_hist[:1]))  # compile / load
+    run_cpu = cpu.level2_hist if level == 2 else cpu.level3_hist
+    run_cpu(scorer.PQT, scorer.wP, cpu_mask, sub[:2], scorer.n0, np.zeros_like(cpu_hist[:1]))
     t0 = time.perf_counter()
-    run_cpu(*args, sub, scorer.n0, cpu_hist)
+    run_cpu(scorer.PQT, scorer.wP, cpu_mask, sub, scorer.n0, cpu_hist)
     cpu_s = time.perf_counter() - t0
     same = bool(np.array_equal(cpu_hist, hist[:k]))
     assert same, "GPU and CPU histograms differ"
 
-    size = _level_size(scorer.m, level, 0, scorer.m)
-    cpu_size = _level_size(scorer.m, level, int(sub[0]), int(sub[-1]))
-    return dict(level=level, hypotheses=float(size), gpu_seconds=gpu_s,
+    cpu_size = _level_size(scorer.m, 2 if level == 2 else 3, int(sub[0]), int(sub[-1]))
+    return dict(level=level, hypotheses=float(size), launches=len(launches), gpu_seconds=gpu_s,
                 gpu_hyp_per_s=size / gpu_s, popcount_ceiling=size / ceiling_s,
                 fraction_of_ceiling=ceiling_s / gpu_s, cpu_hypotheses=float(cpu_size),
                 cpu_hyp_per_s=cpu_size / cpu_s, ratio_gpu_cpu=(size / gpu_s) / (cpu_size / cpu_s),
@@ -208,6 +253,8 @@ def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true",
                         help="tiny samples (the simulator where there is no GPU), no CSV")
+    parser.add_argument("--batch", action="store_true",
+                        help="the whole measurement to commit, under 5 minutes on one GPU")
     parser.add_argument("--threads", type=int, default=2, help="numba threads of the CPU kernel")
     parser.add_argument("--repeats", type=int, default=3, help="keep the fastest GPU launch")
     parser.add_argument("--cpu-chunks", type=int, default=1,
@@ -220,6 +267,13 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--triangles-out", type=Path,
                         default=Path("results/bench_gpu_triangles.csv"))
     args = parser.parse_args(argv)
+    if args.batch:  # the committed measurement: every core for the CPU side, short CPU rounds
+        import os
+
+        args.repeats, args.cpu_chunks = 3, 1
+        args.threads = max(args.threads, os.cpu_count() or 1)
+        args.cpu_max_triples = min(args.cpu_max_triples, 2e9)
+    started = time.perf_counter()
 
     import numba
 
@@ -235,19 +289,26 @@ def main(argv=None) -> list[dict]:
     rows = []
     for d, n, w_pub in SMOKE if args.smoke else DEFAULT:
         scorer, n_pub = _bitsets(d, n, w_pub)
-        for level in range(2, min(d, scorer.m) + 1):
+        # levels 2 and 3 at d <= 3; levels 3 and 4 at d = 4 (its level 2 is a d = 2 row's)
+        for level in range(2 if d <= 3 else 3, min(d, scorer.m) + 1):
             row = dict(device=device, d=d, n=n, w_pub=w_pub, n_pub=n_pub,
                        words=int(scorer.PQT.shape[0]), n_halfspaces=scorer.m,
                        **measure(scorer, level, 1 if args.smoke else args.repeats,
                                  args.cpu_chunks if not args.smoke else 256))
+            level3 = [r for r in rows if (r["d"], r["n"], r["level"]) == (d, n, 3)]
+            row["ratio_to_level3"] = (row["gpu_hyp_per_s"] / level3[0]["gpu_hyp_per_s"]
+                                      if level == 4 and level3 else np.nan)
             rows.append(row)
-            print(f"d={d} n={n} level {level} ({row['words']} words): "
-                  f"{row['gpu_hyp_per_s']:.3g} hyp/s = {row['fraction_of_ceiling']:.2f} of the "
-                  f"popcount ceiling, {row['ratio_gpu_cpu']:.3g}x the CPU", flush=True)
+            print(f"d={d} n={n} level {level} ({row['words']} words, |C_pub| {scorer.m}, "
+                  f"{row['launches']} launch(es)): {row['gpu_hyp_per_s']:.3g} hyp/s = "
+                  f"{row['fraction_of_ceiling']:.2f} of the popcount ceiling, "
+                  f"{row['ratio_gpu_cpu']:.3g}x the CPU"
+                  + (f", {row['ratio_to_level3']:.2f} of level 3's rate" if level == 4 else ""),
+                  flush=True)
     df = pd.DataFrame(rows)
-    cols = ["d", "n", "words", "n_halfspaces", "level", "hypotheses", "gpu_seconds",
-            "gpu_hyp_per_s", "popcount_ceiling", "fraction_of_ceiling", "cpu_hyp_per_s",
-            "ratio_gpu_cpu", "same_histogram"]
+    cols = ["d", "n", "words", "n_halfspaces", "level", "hypotheses", "launches", "gpu_seconds",
+            "gpu_hyp_per_s", "popcount_ceiling", "fraction_of_ceiling", "ratio_to_level3",
+            "cpu_hyp_per_s", "ratio_gpu_cpu", "same_histogram"]
     print(df[cols].rename(columns={"gpu_hyp_per_s": "hypotheses_per_s"})
           .to_string(index=False, float_format=lambda v: f"{v:.3g}"), flush=True)
     if not args.smoke:
@@ -259,6 +320,10 @@ def main(argv=None) -> list[dict]:
         triangles([4] if args.smoke else args.triangle_m, 8 if args.smoke else TRIANGLE_T,
                   1 if args.smoke else args.repeats, args.cpu_max_triples, args.triangles_out,
                   args.smoke, device)
+    wall = time.perf_counter() - started
+    print(f"wall time {wall:.0f} s" + (f" (batch budget {BATCH_SECONDS} s: "
+                                       f"{'within' if wall <= BATCH_SECONDS else 'OVER'})"
+                                       if args.batch else ""), flush=True)
     return rows
 
 

@@ -84,7 +84,7 @@ def test_csa_across_tiles_and_row_blocks(W, wP):
     histogram against a numpy brute force (popcount by bytes), and the call without ``csa``
     (the plain popcount) against ``csa=True``."""
     rng = np.random.default_rng(W)
-    m = kernels.TILE + 3 * kernels.ROWS + 5
+    m = kernels.tile_width(W) + 3 * kernels.ROWS + 5  # more partners than one tile
     PQT = _random_bitsets(rng, W, m)
     M = np.full(W, ~np.uint64(0))
     n0, n1 = 64 * wP, 64 * W + 1

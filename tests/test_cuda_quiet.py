@@ -103,3 +103,24 @@ def sim_quiet_launches():
 def test_launches_hide_only_the_low_occupancy_warning():
     pytest.importorskip("numba.cuda")
     assert "quiet" in _run("sim_quiet_launches")
+
+
+def test_the_filter_covers_a_warning_class_of_its_own():
+    """numba-cuda may raise the low-occupancy warning from a class object that is not
+    ``numba.core.errors.NumbaPerformanceWarning`` ("Grid size 86" lines in a 2026-11 batch log):
+    the message alone is hidden, whatever the class; another message of that class still shows
+    (no simulator or GPU needed: the launch context only)."""
+    from ppm.core.cuda_scorer import quiet_low_occupancy
+
+    Foreign = type("NumbaPerformanceWarning", (UserWarning,), {})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with quiet_low_occupancy():
+            warnings.warn(Foreign("Grid size 86 will likely result in GPU under-utilization due "
+                                  "to low occupancy."))
+            warnings.warn(Foreign(OTHER))
+        warnings.warn(Foreign("Grid size 86 will likely result in GPU under-utilization due to "
+                              "low occupancy."))
+    messages = [str(w.message) for w in caught]
+    assert messages[0] == OTHER and len(messages) == 2, messages
+    assert messages[1].startswith("Grid size 86"), messages

@@ -5,9 +5,13 @@ halfspace ``k``, the first ``wP`` words over the label-0 examples, the rest over
 examples, so the score of a region ``R`` is ``m = n0 - popcount(R ∩ P) + popcount(R ∩ Q)``.
 
 **Work items.** A launch scores the pairs ``(i, k)``, ``k > i``, of a list of *segments*: a
-segment is a run of rows ``i`` in ``[lo, hi)`` under a mask (the prefix of the hypothesis, ANDed
-with halfspace ``a`` when ``a >= 0``) and writes to one output slot. Level 2 has one segment per
-chunk of rows; level 3 one segment per first index ``a`` (its slot is the chunk of ``a``). A work
+segment is a run of rows ``i`` in ``[lo, hi)`` under a mask and writes to one output slot. The
+mask is a row ``Mp[p]`` of a table of prefix masks (the AND of the hypothesis' prefix
+halfspaces, built on the host), ANDed with halfspace ``a`` when ``a >= 0``: a segment is a
+``(prefix, first index)`` pair. Level 2 has one segment per chunk of rows (one mask, no ``a``);
+level 3 one segment per first index ``a`` (its slot is the chunk of ``a``); a level ``j >= 4``
+one segment per ``(j - 3)``-prefix and first index, so that all prefixes of a level are scored
+in one launch (or a few, when their output slots would not fit the device buffer). A work
 item is a block of ``ROWS = 32`` consecutive rows of one segment; persistent thread blocks pull
 items from a global atomic counter (items are numbered segment by segment, so a block meets the
 slots in increasing order).
@@ -95,12 +99,14 @@ def _jit(cuda, simulator: bool, threads: int):
 def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UINT32_MAX):
     """Compile-time specialised kernels ``(hist, count, sink)`` for bitsets of ``W`` words.
 
-    * ``hist(PQT, M, seg_a, seg_lo, seg_hi, seg_out, offsets, n_items, counter, base, out)``:
-      ``out[seg_out[s], m] +=`` the number of pairs of segment ``s`` with score ``m``
+    * ``hist(PQT, Mp, seg_p, seg_a, seg_lo, seg_hi, seg_out, offsets, n_items, counter, base,
+      out)``:
+      ``out[seg_out[s], m] +=`` the number of pairs of segment ``s`` (rows under the mask
+      ``Mp[seg_p[s]]``, ANDed with halfspace ``seg_a[s]`` when it is ``>= 0``) with score ``m``
       (``out`` is ``uint64`` with ``n + 2`` columns; the last one is not written).
-    * ``count(PQT, M, seg_a, seg_lo, seg_hi, seg_out, offsets, n_items, counter, base, level,
-      out)``: ``out[seg_out[s] + i - seg_lo[s]] =`` the number of partners ``k > i`` of row ``i``
-      with score ``level`` (``uint32``).
+    * ``count(PQT, Mp, seg_p, seg_a, seg_lo, seg_hi, seg_out, offsets, n_items, counter, base,
+      level, out)``: ``out[seg_out[s] + i - seg_lo[s]] =`` the number of partners ``k > i`` of
+      row ``i`` with score ``level`` (``uint32``).
     * ``sink(...)`` (the popcount ceiling of the benchmark): ``hist``'s loads and popcounts with
       the histogram replaced by a per-thread sum, ``out[thread] = sum of scores``.
 
@@ -174,14 +180,14 @@ def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UI
         cuda.syncthreads()
 
     @cuda.jit(device=True)
-    def load_rows(PQT, M, a, i0, nrows, sh_rows):
+    def load_rows(PQT, Mp, p, a, i0, nrows, sh_rows):
         tid = cuda.threadIdx.x
         for e in range(tid, R * NW, cuda.blockDim.x):
             r = e // NW
             t = e - r * NW
             v = uint64(0)
             if r < nrows:
-                v = M[t] & PQT[t, i0 + r]
+                v = Mp[p, t] & PQT[t, i0 + r]
                 if a >= 0:
                     v &= PQT[t, a]
             sh_rows[r, t] = v
@@ -202,7 +208,8 @@ def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UI
 
     def make_hist(sink):
         @jit
-        def kernel(PQT, M, seg_a, seg_lo, seg_hi, seg_out, offsets, n_items, counter, base, out):
+        def kernel(PQT, Mp, seg_p, seg_a, seg_lo, seg_hi, seg_out, offsets, n_items, counter,
+                   base, out):
             sh_hist = cuda.shared.array((SH_COPIES, SH_BINS), uint32)
             sh_rows = cuda.shared.array((R, NW), uint64)
             sh_item = cuda.shared.array(2, int64)
@@ -235,7 +242,7 @@ def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UI
                     pending = int64(0)
                 cur = dst
                 pending += span
-                load_rows(PQT, M, seg_a[s], i0, nrows, sh_rows)
+                load_rows(PQT, Mp, seg_p[s], seg_a[s], i0, nrows, sh_rows)
                 for kt in range(i0 + 1, m, COLS * nth):
                     for c in range(COLS):
                         k = kt + c * nth + tid
@@ -265,8 +272,8 @@ def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UI
         return kernel
 
     @jit
-    def count(PQT, M, seg_a, seg_lo, seg_hi, seg_out, offsets, n_items, counter, base, level,
-              out):
+    def count(PQT, Mp, seg_p, seg_a, seg_lo, seg_hi, seg_out, offsets, n_items, counter, base,
+              level, out):
         sh_rows = cuda.shared.array((R, NW), uint64)
         sh_cnt = cuda.shared.array(R, uint32)
         sh_item = cuda.shared.array(2, int64)
@@ -286,7 +293,7 @@ def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UI
                 nrows = int64(R)
             if tid < R:
                 sh_cnt[tid] = uint32(0)
-            load_rows(PQT, M, seg_a[s], i0, nrows, sh_rows)
+            load_rows(PQT, Mp, seg_p[s], seg_a[s], i0, nrows, sh_rows)
             for kt in range(i0 + 1, m, COLS * nth):
                 for c in range(COLS):
                     k = kt + c * nth + tid

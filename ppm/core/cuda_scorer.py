@@ -11,9 +11,10 @@ canonical order, hence the same histogram bit for bit, the same per-chunk histog
 the same seed, the same sampled hypothesis. What runs on the GPU:
 
 * level 2 (pairs ``(i, k)``) and level 3 (triples ``(a, i, k)``): one launch each
-  (:mod:`ppm.core._cuda_kernels`); every level ``j >= 4`` enumerates its ``(j - 3)``-prefixes on
-  the host, in canonical order, and runs the level-3 kernel under each prefix's mask (one
-  launch per prefix, as the CPU scorer does);
+  (:mod:`ppm.core._cuda_kernels`); every level ``j >= 4`` is one launch too
+  (:meth:`CudaKernels.level3_hist_many`): its ``(j - 3)``-prefixes are enumerated on the host in
+  canonical order, their masks go to the device as one table, and each work segment is a
+  ``(prefix, first index)`` pair (the CPU scorer runs the prefixes one after another);
 * the rank pass: the counting kernel gives, for the chunk that holds the wanted rank, the number
   of hypotheses at the drawn level per row ``(a, i)``; the host then scans the partners ``k`` of
   the one row that holds the rank (``O(|C_pub|)`` on the CPU).
@@ -102,6 +103,10 @@ def quiet_low_occupancy():
     with warnings.catch_warnings():
         for category in _performance_warning_classes():
             warnings.filterwarnings("ignore", message=LOW_OCCUPANCY_MESSAGE, category=category)
+        # By message for any class too: numba-cuda may raise it from a class object of its own
+        # (``numba_cuda.numba.cuda...``) that is not the one imported above, which would explain
+        # the "Grid size 86" lines left in a batch log (2026-11; not confirmed on a GPU).
+        warnings.filterwarnings("ignore", message=LOW_OCCUPANCY_MESSAGE, category=Warning)
         yield
 
 
@@ -121,13 +126,15 @@ class CudaKernels:
     ``find_in_chunk``), pairs and triples computed on the GPU."""
 
     def __init__(self, PQT: np.ndarray, wP: int, n: int, threads: int | None = None,
-                 blocks: int | None = None, cols: int = 2, flush_limit: int = (1 << 32) - 1):
+                 blocks: int | None = None, cols: int = 2, flush_limit: int = (1 << 32) - 1,
+                 out_bytes: int = 1 << 30):
         self._cuda = cuda_module()
         self.W, self.m = PQT.shape
         self.n = int(n)
         self._PQT = PQT
         self._threads, self._blocks, self._cols = threads, blocks, int(cols)
         self._limit = int(flush_limit)
+        self._out_bytes = int(out_bytes)  # device buffer of one level-j launch's output slots
         self._dPQT = None
         self.wP = int(wP)
 
@@ -140,15 +147,22 @@ class CudaKernels:
             self._dPQT = self._cuda.to_device(np.ascontiguousarray(self._PQT))
         return self._dPQT
 
-    def _segments(self, a, lo, hi, out):
-        a, lo, hi, out = (np.asarray(v, dtype=np.int64) for v in (a, lo, hi, out))
+    def _segments(self, a, lo, hi, out, p=None):
+        """``(p, a, lo, hi, out, offsets)``: per segment its prefix mask (a row of the launch's
+        mask table; 0 when ``p`` is None), first index, rows and output slot, empty segments
+        dropped, and the item offsets (32-row items, segment by segment)."""
+        if p is None:
+            p = np.zeros(len(a), dtype=np.int64)
+        p, a, lo, hi, out = (np.asarray(v, dtype=np.int64) for v in (p, a, lo, hi, out))
         keep = hi > lo
-        a, lo, hi, out = a[keep], lo[keep], hi[keep], out[keep]
+        p, a, lo, hi, out = p[keep], a[keep], lo[keep], hi[keep], out[keep]
         offsets = np.concatenate([[0], np.cumsum(-(-(hi - lo) // ROWS))]).astype(np.int64)
-        return a, lo, hi, out, offsets
+        return p, a, lo, hi, out, offsets
 
     def _launch(self, kernel_index, M, segs, n0, tail_args, out):
-        a, lo, hi, slot, offsets = segs
+        """Launch kernel ``kernel_index`` of :func:`build` on the segments; ``M`` is one mask
+        (``W`` words) or a table of prefix masks (``(prefixes, W)``, indexed by the segments)."""
+        p, a, lo, hi, slot, offsets = segs
         n_items = int(offsets[-1])
         if n_items == 0:
             return
@@ -156,8 +170,9 @@ class CudaKernels:
         threads, blocks = launch_shape(cuda, n_items, self._threads, self._blocks)
         kernel = self._kernels(threads)[kernel_index]
         counter = cuda.to_device(np.zeros(1, dtype=np.int64))
-        args = (self._device_pqt(), cuda.to_device(np.ascontiguousarray(M, dtype=np.uint64)),
-                *(cuda.to_device(v) for v in (a, lo, hi, slot, offsets)), np.int64(n_items),
+        Mp = np.ascontiguousarray(np.atleast_2d(M), dtype=np.uint64)
+        args = (self._device_pqt(), cuda.to_device(Mp),
+                *(cuda.to_device(v) for v in (p, a, lo, hi, slot, offsets)), np.int64(n_items),
                 counter, np.int64(n0 - 64 * self.wP), *tail_args)
         with quiet_low_occupancy():
             kernel[blocks, threads](*args, out)
@@ -189,6 +204,61 @@ class CudaKernels:
     def level3_hist(self, PQT, wP, M, first_bounds, n0, hist, csa=False):
         segs = self._level3_segments(np.asarray(first_bounds), lambda a, chunk: chunk)
         hist += self._hist(M, segs, n0, hist.shape[0])
+
+    def prefix_masks(self, prefixes) -> np.ndarray:
+        """``(len(prefixes), W)``: the AND of each prefix's halfspaces (all ones for ``()``);
+        the prefixes of one level have one length."""
+        P = np.asarray(prefixes, dtype=np.int64).reshape(len(prefixes), -1)
+        M = np.full((P.shape[0], self.W), ~np.uint64(0), dtype=np.uint64)
+        for j in range(P.shape[1]):
+            M &= self._PQT[:, P[:, j]].T
+        return M
+
+    def prefix_launches(self, prefixes, bounds_list, n_chunks):
+        """The launches of :meth:`level3_hist_many`: ``(start, stop, masks, segs, n_slots)`` per
+        batch of prefixes ``[start, stop)``; prefix ``q`` has the chunk bounds
+        ``bounds_list[q]`` (``n_chunks[q]`` chunks) and its slots follow those of the prefixes
+        before it in the batch. A batch holds as many prefixes as their slots allow in
+        ``out_bytes`` of device memory (1 GiB by default: level 4 at ``|C_pub|`` = 1,588 and
+        n = 192 has about 3.7e5 chunks, 0.58 GB, so one launch)."""
+        masks = self.prefix_masks(prefixes)
+        per_launch = max(1, self._out_bytes // (8 * (self.n + 2)))
+        start = 0
+        while start < len(prefixes):
+            stop, slots = start, 0
+            while stop < len(prefixes) and (stop == start or slots + n_chunks[stop] <= per_launch):
+                slots += n_chunks[stop]
+                stop += 1
+            ps, as_, outs = [], [], []
+            offset = 0
+            for q in range(start, stop):
+                b = np.asarray(bounds_list[q], dtype=np.int64)
+                a = np.arange(b[0], b[-1], dtype=np.int64)
+                ps.append(np.full(a.size, q - start, dtype=np.int64))
+                as_.append(a)
+                outs.append(offset + np.searchsorted(b, a, side="right") - 1)
+                offset += n_chunks[q]
+            a = np.concatenate(as_)
+            segs = self._segments(a, a + 1, np.full_like(a, self.m - 1), np.concatenate(outs),
+                                  p=np.concatenate(ps))
+            yield start, stop, masks[start:stop], segs, offset
+            start = stop
+
+    def level3_hist_many(self, PQT, wP, prefixes, bounds_list, n0, hists):
+        """Triples under every prefix of one level (``j - 3`` halfspaces each): ``hists[q] +=``
+        what :meth:`level3_hist` under prefix ``q``'s mask would add, in one launch per batch of
+        :meth:`prefix_launches` (a segment per ``(prefix, first index a)``, the prefix masks in
+        one table on the device)."""
+        if not prefixes:
+            return
+        n_chunks = [h.shape[0] for h in hists]
+        for start, stop, masks, segs, n_slots in self.prefix_launches(prefixes, bounds_list,
+                                                                       n_chunks):
+            out = self._hist(masks, segs, n0, n_slots)
+            row = 0
+            for q in range(start, stop):
+                hists[q] += out[row:row + n_chunks[q]]
+                row += n_chunks[q]
 
     def count_rows(self, M, depth, lo, hi, n0, level):
         """Rows of the chunk in canonical order, as ``(a, i)`` arrays, and per row the number
@@ -229,7 +299,9 @@ class CudaScorer(BitsetScorer):
 
     ``threads``/``blocks``: launch shape (default 256 threads and 3 persistent blocks per
     multiprocessor; 32 threads and 2 blocks under the simulator); ``cols``: partner columns per
-    thread; ``flush_limit``: see :func:`ppm.core._cuda_kernels.build`. None of them changes
+    thread; ``flush_limit``: see :func:`ppm.core._cuda_kernels.build`; ``out_bytes``: the device
+    buffer of the per-chunk histograms of one level-``j >= 3`` launch (a level whose chunks need
+    more is scored in several launches; tests lower it). None of them changes
     any output.
     """
 

@@ -290,6 +290,21 @@ def prefix_triple_runs(m: int, d: int, chunks: int):
             yield prefix, balanced_bounds(start, m - 2, r * (r - 1) / 2, chunks)
 
 
+def level_kernels(kernel: str = "v2"):
+    """The CPU module of :class:`BitsetScorer`'s level-2 and level-3 kernels (``level2_hist``,
+    ``level3_hist``): ``"v2"``, the current ones (:mod:`ppm.core._bitset_kernels`), or ``"v1"``,
+    the ones v2 replaced (:mod:`ppm.core._bitset_kernels_v1`; the benchmark's before)."""
+    if kernel == "v1":
+        from ppm.core import _bitset_kernels_v1
+
+        return _bitset_kernels_v1
+    if kernel == "v2":
+        from ppm.core import _bitset_kernels
+
+        return _bitset_kernels
+    raise ValueError(f"kernel must be 'v1' or 'v2', got {kernel!r}")
+
+
 class BitsetScorer:
     """Exact streamed scoring of ``G`` with bitsets and vectorised popcount (numba; d >= 2).
 
@@ -301,11 +316,18 @@ class BitsetScorer:
     ``csa``: score pairs and triples with the carry-save popcount (same histograms, records and
     samples); None (the default) uses it from ``_bitset_kernels.CSA_MIN_WORDS`` words on, which
     is None (never): it was slower than the plain popcount where measured (docs/performance.md).
+    ``kernel``: ``"v2"`` (the default, :mod:`ppm.core._bitset_kernels`) or ``"v1"``, the level-2
+    and level-3 kernels as they were before v2 (:mod:`ppm.core._bitset_kernels_v1`, kept
+    for the benchmark's before/after and the tests); same histograms, records and samples.
     """
 
     def __init__(self, B: np.ndarray, y: np.ndarray, d: int, chunks: int = 256,
-                 csa: bool | None = None):
+                 csa: bool | None = None, kernel: str = "v2"):
         from ppm.core import _bitset_kernels as kernels
+
+        if kernel not in ("v1", "v2"):
+            raise ValueError(f"kernel must be 'v1' or 'v2', got {kernel!r}")
+        self.kernel = kernel
 
         self._kernels = kernels
         self.m, self.n = B.shape
@@ -331,13 +353,17 @@ class BitsetScorer:
             M &= self.PQT[:, i]
         return M
 
+    def _level_kernels(self):
+        """The module (or object) whose ``level2_hist`` / ``level3_hist`` score levels 2 and 3."""
+        return level_kernels("v1") if self.kernel == "v1" else self._kernels
+
     def histogram(self) -> np.ndarray:
-        k, n1 = self._kernels, self.n + 1
+        k, n1 = self._level_kernels(), self.n + 1
         total = np.zeros(n1, dtype=np.int64)
         records = [("empty", (), None, None)]  # (kind, prefix, bounds, per-chunk hist)
         total[self.n0] += 1
         if self.m:
-            single = k.singles(self.PQT, self.wP, self._ones, self.n0)
+            single = self._kernels.singles(self.PQT, self.wP, self._ones, self.n0)
             total += np.bincount(single, minlength=n1)
             records.append(("singles", (), single, None))
         if self.d >= 2 and self.m >= 2:
@@ -347,12 +373,22 @@ class BitsetScorer:
             k.level2_hist(self.PQT, self.wP, self._ones, bounds, self.n0, hist, self.csa)
             total += hist.sum(axis=0)
             records.append(("pairs", (), bounds, hist))
-        for prefix, bounds in prefix_triple_runs(self.m, self.d, self._chunks):
-            hist = np.zeros((len(bounds) - 1, n1), dtype=np.int64)
-            k.level3_hist(self.PQT, self.wP, self._mask(prefix), bounds, self.n0, hist,
-                          self.csa)
-            total += hist.sum(axis=0)
-            records.append(("triples", prefix, bounds, hist))
+        many = getattr(k, "level3_hist_many", None)
+        # Levels j >= 3 by their (j - 3)-prefixes; a kernel module with ``level3_hist_many``
+        # (the GPU) scores all prefixes of a level together, the CPU one prefix at a time.
+        for _, runs in itertools.groupby(prefix_triple_runs(self.m, self.d, self._chunks),
+                                         key=lambda run: len(run[0])):
+            runs = list(runs)
+            hists = [np.zeros((len(b) - 1, n1), dtype=np.int64) for _, b in runs]
+            if many is not None:
+                many(self.PQT, self.wP, [p for p, _ in runs], [b for _, b in runs], self.n0,
+                     hists)
+            for (prefix, bounds), hist in zip(runs, hists):
+                if many is None:
+                    k.level3_hist(self.PQT, self.wP, self._mask(prefix), bounds, self.n0, hist,
+                                  self.csa)
+                total += hist.sum(axis=0)
+                records.append(("triples", prefix, bounds, hist))
         self._records = records
         return total
 
