@@ -34,7 +34,7 @@ import pandas as pd
 from omegaconf import OmegaConf
 
 from experiments import columns
-from analysis.sample_complexity import empirical_sample_complexity
+from analysis.sample_complexity import N_HAT_COLUMNS, empirical_sample_complexity
 from ppm.files import write_csv_atomic
 
 ERROR_COL = "excess_error"
@@ -133,8 +133,7 @@ def n_hat_table(df: pd.DataFrame, alphas, beta, confidence) -> pd.DataFrame:
             nh.insert(i, col, val)
         frames.append(nh)
     if not frames:
-        return pd.DataFrame(columns=[*by, "alpha", "beta", "n_hat", "n_hat_lo", "n_hat_hi",
-                                     "censored", "min_trials"])
+        return pd.DataFrame(columns=[*by, *N_HAT_COLUMNS])
     return pd.concat(frames, ignore_index=True)
 
 

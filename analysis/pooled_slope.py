@@ -35,7 +35,7 @@ from ppm.validation import check_open_unit, check_positive_int, check_random_sta
 from analysis.sample_complexity import (check_alphas,
                                         check_df,
                                         check_n_values,
-                                        interpolate_n_hat,
+                                        read_point,
                                         loglog_slope)
 from analysis.slopes import bootstrap
 
@@ -123,7 +123,7 @@ def shared_resample(datasets, sample_of, trial_ids, used, partial=False):
 
 def _setting_cells(keys, datasets, by, alphas, alpha_of, xs_all, x_col, beta, excluded):
     """The pooled settings ``(by key, alpha)``, in order: ``(label, present, vals)`` with the
-    dataset index of each ``x`` and its ``interpolate_n_hat`` result ``(n_hat, censoring)``.
+    dataset index of each ``x`` and its ``read_point`` result ``(n_hat, censoring)``.
     A setting not run at every ``x`` goes to ``excluded`` instead."""
     index = {k: i for i, k in enumerate(keys)}
     for skey in sorted({k[:-1] for k in keys}):
@@ -136,9 +136,8 @@ def _setting_cells(keys, datasets, by, alphas, alpha_of, xs_all, x_col, beta, ex
             if any(i is None for i in present):
                 excluded.append((*label, "not run at every " + x_col))
                 continue
-            yield label, present, [interpolate_n_hat(
-                datasets[i][0], np.array([np.mean(e <= a) for e in datasets[i][1]]), 1.0 - beta)
-                for i in present]
+            yield label, present, [read_point(datasets[i][0], datasets[i][1], a, 1.0 - beta)
+                                   for i in present]
 
 
 def sample_complexity_slope_pooled(df, x_col, by, alphas, beta, *, sample_col, n_col="n",

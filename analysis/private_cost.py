@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.pooled_slope import split_datasets, shared_resample
-from analysis.sample_complexity import check_df, interpolate_n_hat
+from analysis.sample_complexity import check_df, read_point
 from analysis.slopes import bootstrap
 from experiments.columns import D, EPSILON, ERM, PPM, W_PUB
 from ppm.validation import check_open_unit, check_positive_int, check_random_state
@@ -122,8 +122,8 @@ def private_cost_ratio_pooled(df: pd.DataFrame, settings: dict, beta: float, *,
             if any(i is None for i in p_idx + e_idx):
                 excluded.append((*label, "not run at every d (PPM and ERM)"))
                 continue
-            reads = [interpolate_n_hat(datasets[i][0], np.array(
-                [np.mean(e <= a) for e in datasets[i][1]]), target) for i in p_idx + e_idx]
+            reads = [read_point(datasets[i][0], datasets[i][1], a, target)
+                     for i in p_idx + e_idx]
             cens = [c for _, c in reads]
             if any(cens[:2]) or any(cens[3:]) or cens[2] == "left":
                 excluded.append((*label, "n_hat censored at " + ", ".join(
@@ -151,7 +151,8 @@ def private_cost_ratio_pooled(df: pd.DataFrame, settings: dict, beta: float, *,
         return _ratio(y[:, :3] - y[:, 3:])
 
     res = {"ratio": math.nan, "lo": math.nan, "hi": math.nan, "se": math.nan,
-           "resolution": (math.nan, math.nan), "n_boot_valid": 0, "censored_frac": math.nan}
+           "resolution": (math.nan, math.nan), "n_boot_valid": 0, "censored_frac": math.nan,
+           "lack_of_fit": ""}
     if labels:
         resample = shared_resample(datasets, sample_of, trial_ids, {c[0] for c in cells},
                                     partial=True)

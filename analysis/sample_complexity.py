@@ -32,6 +32,7 @@ __all__ = [
     "n_hat_from_curve",
     "crossing_bracket",
     "crossing_signature",
+    "read_point",
     "empirical_sample_complexity",
     "loglog_slope",
     "slope_against",
@@ -125,6 +126,20 @@ def interpolate_n_hat(ns, fracs, target):
     return math.exp(log_n), ""
 
 
+def read_point(ns, errs, alpha, target) -> tuple[float, str]:
+    """One curve's ``n_hat`` and censoring in the reading in force
+    (:func:`analysis.dose_response.reading`): the fitted ED_target (a right-censored curve
+    reads ``nan``, as :func:`interpolate_n_hat` does) or the grid's interpolation."""
+    from analysis.dose_response import read_curves, reading
+    fr = np.array([np.mean(e <= alpha) for e in errs])
+    if reading() == "grid":
+        return interpolate_n_hat(ns, fr, target)
+    t = np.array([e.size for e in errs], dtype=float)
+    r = read_curves([(np.asarray(ns, dtype=float), np.rint(fr * t), t)], target)
+    c = str(r.censored[0])
+    return (math.nan if c == "right" else float(r.value[0])), c
+
+
 def crossing_bracket(ns, fracs, target) -> tuple[float, float]:
     """The grid points ``(n_lo, n_hi)`` between which the success curve crosses ``target``.
 
@@ -215,7 +230,11 @@ def n_hat_from_curve(ns, fracs, target):
 
 
 def n_hat_rows(ns, errs, alphas, beta, confidence):
-    """n_hat, its interval, censoring and min trials for each alpha, on one group."""
+    """n_hat, its interval, censoring and min trials for each alpha, on one group, in the
+    reading in force (:func:`analysis.dose_response.reading`), then the grid reading's
+    ``n_hat``, interval and censoring (the reference) and the fitted reading's status and
+    deviance p-value: one tuple per alpha in the order of :data:`N_HAT_COLUMNS`."""
+    from analysis.dose_response import read_cell, reading
     target = 1.0 - beta
     trials = np.array([e.size for e in errs], dtype=np.int64)
     rows = []
@@ -232,8 +251,29 @@ def n_hat_rows(ns, errs, alphas, beta, confidence):
             v_lo = min(v_lo, crossing_bracket(ns, hi, target)[0])
         if math.isfinite(v_hi):
             v_hi = max(v_hi, crossing_bracket(ns, lo, target)[1])
-        rows.append((a, beta, val, v_lo, v_hi, cens, int(trials.min())))
+        grid = (val, v_lo, v_hi, cens)
+        f_val, f_lo, f_hi, f_cens, status, dev_p = read_cell(ns, succ, trials, target,
+                                                             confidence)
+        fitted = (_sig(f_val), _sig(f_lo), _sig(f_hi), f_cens)
+        main = grid if reading() == "grid" else fitted
+        rows.append((a, beta, *main, int(trials.min()), *grid, status, _sig(dev_p)))
     return rows
+
+
+def _sig(v: float, digits: int = 10) -> float:
+    """``v`` to ``digits`` significant digits: an iterative fit (converged to 1e-10 relative)
+    can differ in its last bits between machines, which the committed tables must not show."""
+    if not np.isfinite(v) or v == 0:
+        return v
+    return float(f"{v:.{digits}g}")
+
+
+# The n_hat table's columns after the group keys: the reading in force, then the grid
+# reading as the reference, then the fitted reading's status ("fit", "bracket", "flat",
+# "censored") and its window's deviance p-value.
+N_HAT_COLUMNS = ["alpha", "beta", "n_hat", "n_hat_lo", "n_hat_hi", "censored", "min_trials",
+                 "n_hat_grid", "n_hat_grid_lo", "n_hat_grid_hi", "censored_grid",
+                 "fit_status", "fit_deviance_p"]
 
 
 def empirical_sample_complexity(df, alphas, beta, by=(), n_col="n", error_col="error",
@@ -257,8 +297,7 @@ def empirical_sample_complexity(df, alphas, beta, by=(), n_col="n", error_col="e
     by = [by] if isinstance(by, str) else list(by)
     check_df(df, [*by, n_col, error_col], [n_col, error_col])
     check_n_values(df, n_col)
-    out_cols = [*by, "alpha", "beta", "n_hat", "n_hat_lo", "n_hat_hi", "censored",
-                "min_trials"]
+    out_cols = [*by, *N_HAT_COLUMNS]
     records = []
     groups = df.groupby(by, sort=True, dropna=False) if by else [((), df)]
     for key, g in groups:

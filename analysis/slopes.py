@@ -1,8 +1,9 @@
 """Log-log slopes of the empirical sample complexity with bootstrap intervals (docs/model.md §5).
 
 * :func:`bootstrap`: the shared resampling engine (trials resampled within each cell, or
-  jointly across cells that share samples; each replicate reads ``n_hat`` within its grid
-  bracket, so an interval carries the grid's resolution);
+  jointly across cells that share samples; each replicate refits every cell's dose-response
+  curve, :mod:`analysis.dose_response`; :func:`grid_bootstrap` is the grid reading kept as the
+  reference);
 * :func:`sample_complexity_slope`, :func:`sample_complexity_slope_against`: the measured
   log-log slope with a bootstrap-over-trials interval (the verdict numbers of docs/model.md §5);
 * :func:`sample_complexity_slope_paired`: the slope across groups that share their samples
@@ -24,7 +25,8 @@ import pandas as pd
 
 from analysis.sample_complexity import (check_alphas, check_confidence, check_df,
                                         check_n_values, draw_n_hat, grouped_errors,
-                                        interpolate_n_hat, loglog_slope, n_hat_rows)
+                                        interpolate_n_hat, loglog_slope, n_hat_rows,
+                                        N_HAT_COLUMNS)
 from ppm.validation import check_open_unit, check_positive_int, check_random_state
 
 
@@ -59,8 +61,133 @@ def censored_direction(xs, vals, cens, cell_indices, slope_fn) -> str:
 
 
 def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn=None,
-              keep_censored=False, curve_id=None):
-    """Point slope and bootstrap interval for ``log n_hat`` against ``log x`` over ``cells``.
+              keep_censored=False, curve_id=None, reading=None):
+    """Point statistic and bootstrap interval for ``log n_hat`` against ``log x`` over ``cells``.
+
+    ``datasets``: list of ``(ns, errs)``; ``cells``: list of ``(dataset index, alpha, x)``.
+    Each replicate resamples the trials with ``resample(rng)`` (default: within every
+    ``(dataset, n)`` independently, one resample per dataset shared by all its cells; a caller
+    whose datasets share samples passes a joint resample) and rereads every ``n_hat`` and the
+    statistic ``slope_fn(xs, n_hats, cell_indices)`` (default: the least-squares log-log
+    slope). Percentile interval at ``level``.
+
+    ``reading`` (default: :func:`analysis.dose_response.reading`, "fit"): how a curve's
+    ``n_hat`` is read. "fit" is the dose-response ED_{1-beta} of
+    :mod:`analysis.dose_response`, refitted in every replicate; the result carries
+    ``lack_of_fit`` (the reasons, "" if the model stands: a statistic with one is
+    inconclusive) and ``status`` (per cell: fit, bracket, flat, censored). "grid" is
+    :func:`grid_bootstrap`, the first-run-of-successes reading at the grid's resolution, kept
+    as the reference.
+
+    Censoring (either reading): only the cells uncensored in the point estimate enter, unless
+    ``keep_censored``: then a censored cell enters as a bound at the grid's edge (largest ``n``
+    if right-censored: the truth is larger; smallest if left-censored) and ``bounds`` counts
+    such cells; ``direction`` (:func:`censored_direction`) says which way they can move the
+    statistic. A cell censored in a replicate enters at the edge likewise (dropping it would
+    bias the statistic toward the cells that stay measurable); ``censored_frac`` counts those
+    (replicate, cell) pairs. ``curve_id[di]`` names the samples of dataset ``di``: curves of
+    datasets on the same samples that coincide share one position in their bracket.
+    """
+    from analysis.dose_response import reading as current_reading
+    reading = reading or current_reading()
+    if reading == "grid":
+        return grid_bootstrap(datasets, cells, beta, n_boot, rng, level, resample=resample,
+                              slope_fn=slope_fn, keep_censored=keep_censored,
+                              curve_id=curve_id)
+    if reading != "fit":
+        raise ValueError(f"reading must be 'fit' or 'grid', got {reading!r}")
+    return fitted_bootstrap(datasets, cells, beta, n_boot, rng, level, resample=resample,
+                            slope_fn=slope_fn, keep_censored=keep_censored, curve_id=curve_id)
+
+
+def cell_fractions(datasets, cells, ds_errs):
+    """Success fractions of every cell at once, one array per cell over its grid: each ``n``'s
+    errors sorted once and counted at every alpha of the dataset by ``searchsorted``."""
+    fracs = {}
+    for di, errs in enumerate(ds_errs):
+        a = np.array([c[1] for c in cells if c[0] == di])
+        if a.size:
+            fracs[di] = np.stack([np.searchsorted(np.sort(e), a, side="right") / e.size
+                                  for e in errs])  # shape (grid n, alphas of di)
+    out, pos = [], {di: 0 for di in fracs}
+    for di, _, _ in cells:
+        out.append(fracs[di][:, pos[di]])
+        pos[di] += 1
+    return out
+
+
+def fitted_bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn=None,
+                     keep_censored=False, curve_id=None):
+    """:func:`bootstrap` with the fitted (dose-response) reading of ``n_hat``."""
+    from analysis.dose_response import lack_of_fit, read_curves
+    target = 1.0 - beta
+    if curve_id is None:
+        curve_id = list(range(len(datasets)))
+    if slope_fn is None:
+        def slope_fn(x, y, _):
+            return loglog_slope(x, y)[0]
+    if resample is None:
+        def resample(rng):
+            return [[e[rng.integers(0, e.size, e.size)] for e in errs] for _, errs in datasets]
+    trials = [np.array([e.size for e in errs], dtype=float) for _, errs in datasets]
+
+    def curves(fr):
+        return [(datasets[di][0], np.rint(f * trials[di]), trials[di])
+                for (di, _, _), f in zip(cells, fr)]
+
+    point = read_curves(curves(cell_fractions(datasets, cells,
+                                              [errs for _, errs in datasets])), target)
+    vals, point_cens = point.value.astype(float), point.censored.astype(str)
+    use = np.ones(len(cells), dtype=bool) if keep_censored else point_cens == ""
+    xs = np.array([c[2] for c in cells], dtype=float)
+    slope = slope_fn(xs[use], vals[use], np.flatnonzero(use))
+    res = {"slope": slope, "lo": math.nan, "hi": math.nan, "se": math.nan,
+           "n_points": int(use.sum()), "n_boot_valid": 0, "censored_frac": math.nan,
+           "resolution": (math.nan, math.nan),
+           "bounds": int(np.count_nonzero(point_cens[use] != "")),
+           "n_uncensored": int(np.count_nonzero(point_cens[use] == "")),
+           "direction": censored_direction(xs[use], vals[use], point_cens[use],
+                                           np.flatnonzero(use), slope_fn),
+           "status": list(point.status), "n_hat": list(vals), "lack_of_fit": "",
+           "reading": "fit"}
+    if n_boot == 0 or not use.any():
+        return res
+    kept = np.flatnonzero(use)
+    q = 100.0 * (1.0 - level) / 2.0
+    cells_u = [c for c, u in zip(cells, use) if u]
+    xs = xs[use]
+    # every replicate's curves are read in one batch (one vectorised GLM fit)
+    batch, u_pos = [], []
+    for _ in range(n_boot):
+        fr = [f for f, u in zip(cell_fractions(datasets, cells, resample(rng)), use) if u]
+        pos = {}
+        for (di, _, _), f in zip(cells_u, fr):
+            key = (curve_id[di], f.tobytes())
+            if key not in pos:
+                pos[key] = rng.random()
+            u_pos.append(pos[key])
+        batch.extend((datasets[di][0], np.rint(f * trials[di]), trials[di])
+                     for (di, _, _), f in zip(cells_u, fr))
+    reads = read_curves(batch, target, u=np.array(u_pos))
+    v = reads.value.reshape(n_boot, len(cells_u))
+    cens = reads.censored.reshape(n_boot, len(cells_u))
+    res["censored_frac"] = float(np.mean(cens != ""))
+    boot = np.array([slope_fn(xs, v[b], kept) for b in range(n_boot)])
+    fields = ("value", "censored", "status", "cir", "dev_p", "cir_model")
+    sub = type(point)(*(getattr(point, f)[use] for f in fields))
+    per_rep = type(point)(*(getattr(reads, f).reshape(n_boot, len(cells_u)) for f in fields))
+    res["lack_of_fit"] = "; ".join(lack_of_fit(sub, per_rep))
+    boot = boot[np.isfinite(boot)]
+    res["n_boot_valid"] = int(boot.size)
+    if boot.size >= 2:
+        res["lo"], res["hi"] = (float(b) for b in np.percentile(boot, [q, 100.0 - q]))
+        res["se"] = float(np.std(boot, ddof=1))
+    return res
+
+
+def grid_bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn=None,
+                   keep_censored=False, curve_id=None):
+    """:func:`bootstrap` with the grid reading of ``n_hat`` (the reference beside the counted one).
 
     ``datasets``: list of ``(ns, errs)``; ``cells``: list of ``(dataset index, alpha, x)``.
     Each replicate resamples the trials with ``resample(rng)`` (default: within every
@@ -99,18 +226,7 @@ def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn
             return [[e[rng.integers(0, e.size, e.size)] for e in errs] for _, errs in datasets]
 
     def fractions(ds_errs):
-        # success fractions of every cell at once: sort each n's errors, count by searchsorted
-        fracs = {}
-        for di, errs in enumerate(ds_errs):
-            a = np.array([c[1] for c in cells if c[0] == di])
-            if a.size:
-                fracs[di] = np.stack([np.searchsorted(np.sort(e), a, side="right") / e.size
-                                      for e in errs])  # shape (grid n, alphas of di)
-        out, pos = [], {di: 0 for di in fracs}
-        for di, _, _ in cells:
-            out.append(fracs[di][:, pos[di]])
-            pos[di] += 1
-        return out
+        return cell_fractions(datasets, cells, ds_errs)  # late-bound: the kept cells below
 
     def read(fr, rng=None):
         """n_hat of every cell: interpolated (``rng`` None) or drawn in its bracket (one
@@ -282,8 +398,7 @@ def family_sample_complexity(df, alpha_col, beta, n_col="n", error_col="error",
     records = []
     for (ns, errs), (_, a, _) in zip(datasets, cells):
         records.append(n_hat_rows(ns, errs, [a], beta, confidence)[0])
-    return pd.DataFrame.from_records(records, columns=["alpha", "beta", "n_hat", "n_hat_lo",
-                                                       "n_hat_hi", "censored", "min_trials"])
+    return pd.DataFrame.from_records(records, columns=N_HAT_COLUMNS)
 
 
 def sample_complexity_slope_family(df, alpha_col, beta, n_col="n", error_col="error",

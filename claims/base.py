@@ -18,6 +18,11 @@ import numpy as np
 import pandas as pd
 
 from analysis.aggregate import curve_config, unique_trials
+from analysis.dose_response import reading
+
+# n_hat.csv's grid-reading columns and the columns they stand in for under that reading
+GRID_READ = {"n_hat": "n_hat_grid", "n_hat_lo": "n_hat_grid_lo", "n_hat_hi": "n_hat_grid_hi",
+             "censored": "censored_grid"}
 
 NAN = math.nan
 # ``<root>/PROFILE``: written by ``make reproduce PROFILE=quick`` into its results root; a root
@@ -55,6 +60,12 @@ class VerdictRow:
     alpha: float = NAN
     w_pub: float = NAN
     extra: str = ""  # anything else that identifies the setting (regime, relaxation, source)
+    # The same row read with the grid reading of n_hat (the reference beside the counted,
+    # fitted reading: docs/model.md §5); filled by claims.report.
+    grid_slope: float = NAN
+    grid_lo: float = NAN
+    grid_hi: float = NAN
+    grid_verdict: str = ""
 
     @classmethod
     def columns(cls) -> list[str]:
@@ -78,18 +89,22 @@ class ResultStore:
 
         ``trials`` has one row per (curve, n, trial) and the ``params`` curve key; ``n_hat``
         carries the config columns of its curves (``analysis.aggregate.curve_config``)."""
-        if experiment not in self._cache:
+        key = (experiment, reading())
+        if key not in self._cache:
             path = self.root / experiment
             if (path / "trials.csv").exists() and (path / "n_hat.csv").exists():
                 trials = pd.read_csv(path / "trials.csv", low_memory=False,
                                      dtype={"cell_key": str})
                 nhat = pd.read_csv(path / "n_hat.csv")
                 trials = unique_trials(trials)
+                if reading() == "grid" and "n_hat_grid" in nhat:
+                    # the reference reading: its columns stand where the claims read n_hat
+                    nhat = nhat.assign(**{c: nhat[g] for c, g in GRID_READ.items()})
                 # n_hat.csv keys a curve by (learner, params); its config values come back here
-                self._cache[experiment] = (trials, curve_config(nhat, trials))
+                self._cache[key] = (trials, curve_config(nhat, trials))
             else:
-                self._cache[experiment] = None
-        return self._cache[experiment]
+                self._cache[key] = None
+        return self._cache[key]
 
     def has_any(self, experiments) -> bool:
         return any(self.load(e) is not None for e in experiments)

@@ -118,7 +118,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
             ax.set_title(f"{row.setting}: {row.verdict}", fontsize=9)
     plotting.save(fig, out_dir, "c10_homogeneity",
                   "C10: semi-private learners (homogeneous assumption) vs PPM; right: seed "
-                  "002's GenericLearner (Laplace-tree sanitizer substitute)")
+                  "BNS15's GenericLearner (Laplace-tree sanitizer substitute)")
 
 
 CLAIM = Claim(id="C10", name="c10_homogeneity", statement=STATEMENT,

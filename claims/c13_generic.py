@@ -132,7 +132,7 @@ def _labelled_rows(trials, nhat, n_boot, population="") -> list[VerdictRow]:
             claim="C13", figure="c13_generic",
             setting=f"labelled, {where}b={int(bs.min())}..{int(bs.max())}, epsilon={eps:g}, "
                     f"alpha={alpha:g}, n_unlabelled={n_unl}",
-            paper="labelled sample complexity independent of |X| (002 Thm 3.3)",
+            paper="labelled sample complexity independent of |X| (BNS15 Thm 3.3)",
             measured=f"slope of log n_hat(labelled) vs log b: GenericLearner {fmt_slope(gl, 3)}, "
                      f"fully private EM {fmt_slope(fp, 3)}",
             theory=theory_with_alternative((0.0, 0.0), (th_fp, 1.0),
@@ -181,7 +181,7 @@ def _unlabelled_rows(trials, nhat, n_boot) -> list[VerdictRow]:
             claim="C13", figure="c13_generic",
             setting=f"unlabelled, b={int(bs.min())}..{int(bs.max())}, epsilon={eps:g}, "
                     f"alpha={alpha:g}, labelled n={n_lab}",
-            paper="unlabelled sample complexity grows with log|X| (002 Thm 3.3)",
+            paper="unlabelled sample complexity grows with log|X| (BNS15 Thm 3.3)",
             measured=f"slope of log n_hat(unlabelled) vs log b = {fmt_slope(fit, 2)}; "
                      f"n_hat(unlabelled): {vals}",
             theory=theory_with_alternative((th_lo, math.inf), (0.0, 0.0),

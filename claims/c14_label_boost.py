@@ -344,7 +344,7 @@ def analyse(results) -> list[VerdictRow]:
                 setting=f"wrapper, b={int(bs.min())}..{int(bs.max())}, epsilon=1, "
                         f"alpha={alpha:g}, n_unlabelled={n_unl}",
                 paper="labelled cost of the wrapper independent of the base learner's "
-                      "(002 Thm 4.13)",
+                      "(BNS15 Thm 4.13)",
                 measured=f"slope of log n_hat vs log b = {fmt_slope(fit, 3)}; wrapper n_hat "
                          f"{n_w:.0f}; base learner n_hat ~ {c:.2f} (b+1) ln 2: crossing at "
                          f"b ~ {b_star:.0f} (design: m(b) > {min_labelled(10**6, .1, .1)} from "

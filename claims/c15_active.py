@@ -256,9 +256,9 @@ def analyse(results) -> list[VerdictRow]:
                 setting=f"{'active' if learner == ACTIVE else GL}, "
                         f"epsilon={eps.min():g}..{eps.max():g}, alpha={alpha:g}",
                 paper=("label queries of the active learner independent of epsilon "
-                       "(002 Thm 5.8)" if learner == ACTIVE else
+                       "(BNS15 Thm 5.8)" if learner == ACTIVE else
                        "a private semi-supervised learner at epsilon needs ~1/epsilon labels "
-                       "(002 Thm 3.3, 5.6)"),
+                       "(BNS15 Thm 3.3, 5.6)"),
                 measured=f"slope of log n_hat ({what}) vs log epsilon = {fmt_slope(fit)}; "
                          f"n_hat: {_values(by[by.alpha == alpha])}{pool}",
                 theory=(theory_with_alternative((theory, theory), ALTERNATIVE[learner],

@@ -24,6 +24,7 @@ import numpy as np
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
+from claims.outcomes import inconclusive
 from claims.predictions import rate_verdict, theory_with_alternative
 from claims.verdicts import explicit_bound_note, fmt_slope
 from ppm import bounds
@@ -55,6 +56,30 @@ def _setting(trials):
     return setting_value(trials, D, cast=int), setting_value(trials, W_PUB)
 
 
+def _too_few_epsilons(trials, nhat, alpha) -> VerdictRow:
+    """The row of a root whose sweep holds fewer than two epsilons <= 1 (an override such as
+    ``ARGS="learner.epsilon=0.5"`` fixed the axis C3 compares): what was measured, no slope,
+    and a verdict that says why, instead of an internal error from an empty selection."""
+    d, w_pub = _setting(trials)
+    sub = nhat[(nhat.learner == PPM) & (nhat.alpha == alpha)].sort_values(EPSILON)
+    held = ", ".join(f"{e:g}" for e in np.sort(trials.loc[trials.learner == PPM,
+                                                          EPSILON].unique()))
+    measured = "; ".join(f"n_hat(eps={e:g}) = {v:.4g}" + ("" if ok else " (censored)")
+                         for e, v, ok in zip(sub[EPSILON], sub["n_hat"],
+                                             plotting.uncensored(sub))) or "no n_hat"
+    return VerdictRow(
+        claim="C3", figure="c3_epsilon",
+        setting=f"d={d}, w_pub={w_pub:g}, alpha={alpha:g}, epsilon {held}",
+        paper="n ~ 1/epsilon while privacy dominates, flattening toward the "
+              "non-private cost (Thm 4.9)",
+        measured=measured,
+        theory=theory_with_alternative(RATE, ALTERNATIVE, NAMES),
+        verdict=inconclusive(f"this results root holds epsilon {held} only: C3 compares at "
+                             f"least two epsilons <= {PRIVACY_DOMINATES:g} (an override that "
+                             f"fixes learner.epsilon leaves one)"),
+        d=d, alpha=float(alpha), w_pub=w_pub, extra=f"epsilon {held}")
+
+
 def _row(trials, nhat, alpha, n_boot) -> VerdictRow:
     beta, (d, w_pub) = beta_of(nhat), _setting(trials)
     ppm = trials[trials.learner == PPM]
@@ -62,12 +87,17 @@ def _row(trials, nhat, alpha, n_boot) -> VerdictRow:
     sub = nhat[(nhat.learner == PPM) & (nhat.alpha == alpha)].sort_values(EPSILON)
     erm = nhat[(nhat.learner == ERM) & (nhat.alpha == alpha)]
     low = ppm[ppm[EPSILON] <= PRIVACY_DOMINATES]
+    if low[EPSILON].nunique() < 2:
+        return _too_few_epsilons(trials, nhat, alpha)
     fit = sample_complexity_slope_paired(low, EPSILON, alpha, beta, error_col=ERROR_COL,
                                          n_boot=n_boot)
     low_eps = np.sort(low[EPSILON].unique())
     th = _theory(alpha, beta, low_eps, d, w_pub)
-    fit_hi = sample_complexity_slope_paired(ppm[ppm[EPSILON] >= PRIVACY_DOMINATES], EPSILON, alpha,
-                                            beta, error_col=ERROR_COL, n_boot=n_boot)
+    high = ppm[ppm[EPSILON] >= PRIVACY_DOMINATES]
+    # an override can leave fewer than two epsilons >= 1: that slope is then not measured
+    fit_hi = (sample_complexity_slope_paired(high, EPSILON, alpha, beta, error_col=ERROR_COL,
+                                             n_boot=n_boot)
+              if high[EPSILON].nunique() >= 2 else None)
     erm_nh = float(erm["n_hat"].iloc[0]) if len(erm) else math.nan
     best = sub[sub[EPSILON] == eps.max()]
     ratio = (float(best["n_hat"].iloc[0]) / erm_nh
@@ -85,8 +115,9 @@ def _row(trials, nhat, alpha, n_boot) -> VerdictRow:
               "non-private cost (Thm 4.9)",
         measured=(f"slope vs epsilon (eps<=1) = {fmt_slope(fit)} "
                   f"({fit['n_points']} uncensored epsilons{cens}); "
-                  f"slope for eps>=1 = {fmt_slope(fit_hi)}; "
-                  f"n_hat(eps={eps.max():g}) / n_hat(ERM) = {ratio:.2g}"),
+                  + (f"slope for eps>=1 = {fmt_slope(fit_hi)}; " if fit_hi is not None
+                     else "slope for eps>=1 not measured (fewer than 2 epsilons >= 1); ")
+                  + f"n_hat(eps={eps.max():g}) / n_hat(ERM) = {ratio:.2g}"),
         theory=(theory_with_alternative(RATE, ALTERNATIVE, NAMES)
                 + f" (O-shape {th['O-shape']:.2f}, explicit bound {th['explicit']:.2f}, "
                 "shown, not the band); flattening as eps grows"),

@@ -35,6 +35,7 @@ from scipy import stats
 
 from claims import c4_mechanism, plotting
 from claims.base import Claim, VerdictRow, beta_of
+from claims.outcomes import fit_defect
 from claims.predictions import prediction_verdict
 from claims.verdicts import NOT_MEASURED, fmt_interval
 from analysis.aggregate import ERROR_COL
@@ -142,7 +143,7 @@ def _what_would_separate(fit: dict, trials: int = 100) -> str:
 def counted_row(fit: dict) -> VerdictRow:
     n_set, pred = len(fit["settings"]), fit["predicted"]
     by_w = pd.Series([w for w, _, _ in fit["settings"]]).value_counts().sort_index(ascending=False)
-    verdict = (NOT_MEASURED if not n_set else prediction_verdict(
+    verdict = (NOT_MEASURED if not n_set else fit_defect(fit) or prediction_verdict(
         fit["lo"], fit["hi"], fit["ratio"], pred, (1.0, 1.0), NAMES, fit["direction"]))
     if verdict.startswith("inconclusive (cannot"):
         verdict = verdict[:-1] + _what_would_separate(fit) + ")"
@@ -155,9 +156,11 @@ def counted_row(fit: dict) -> VerdictRow:
                 f"(" + ", ".join(f"w_pub {w:g}: {c}" for w, c in by_w.items()) + "), joint "
                 "bootstrap over trials",
         paper=PAPER,
-        measured=f"R = {fmt_interval(fit['ratio'], fit['lo'], fit['hi'])} (grid resolution "
-                 f"alone [{fit['resolution'][0]:.2f}, {fit['resolution'][1]:.2f}]; "
-                 f"{fit['n_boot_valid']} replicates; cells censored in a replicate: "
+        measured=f"R = {fmt_interval(fit['ratio'], fit['lo'], fit['hi'])} ("
+                 + (f"grid resolution alone [{fit['resolution'][0]:.2f}, "
+                    f"{fit['resolution'][1]:.2f}]; " if np.isfinite(fit["resolution"][0])
+                    else "")
+                 + f"{fit['n_boot_valid']} replicates; cells censored in a replicate: "
                  f"{fit['censored_frac']:.1%}); without subtracting ERM: "
                  f"{fit['raw_ratio']:.2f}"
                  + (f"; {len(fit['bounded'])} settings censored at d = 3 (a lower bound)"

@@ -35,6 +35,16 @@ def inconclusive(reason: str) -> str:
     return f"inconclusive ({reason})"
 
 
+def fit_defect(fit: dict) -> str | None:
+    """"inconclusive (lack of fit ...)" when the dose-response curves a statistic reads do not
+    describe its data (``fit["lack_of_fit"]``, :func:`analysis.dose_response.lack_of_fit`), else
+    ``None``: a reading the model does not support decides nothing."""
+    reasons = fit.get("lack_of_fit", "") if isinstance(fit, dict) else ""
+    if reasons:
+        return inconclusive(f"lack of fit of the dose-response curve: {reasons}")
+    return None
+
+
 def interval_defect(lo: float, hi: float, estimate: float, n_points=None) -> str | None:
     """The verdict of an interval ``[lo, hi]`` about ``estimate`` that cannot be weighed, or
     ``None`` if it can: "not measured" for a NaN estimate, else "inconclusive" for fewer than

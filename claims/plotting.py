@@ -190,18 +190,38 @@ def compact(fig, grid, used, panel_size: tuple[float, float]) -> None:
     fig.set_size_inches(panel_size[0] * ncol, panel_size[1] * len(keep))
 
 
-def _wrap_titles(fig) -> None:
-    """Wrap every panel title to its panel's width (long titles ran into the next panel)."""
-    for ax in fig.axes:
-        title = ax.title
-        text = title.get_text()
-        if not text:
+def _panel_chars(fig, ax, size: float) -> int:
+    """About how many characters of a title in ``size`` points fit over ``ax``."""
+    width_in = ax.get_position().width * fig.get_figwidth()
+    return max(20, int(width_in * 72 / (0.55 * size)))
+
+
+def titles_to_caption(fig) -> str:
+    """Every panel title to ONE line that fits its panel; what does not fit (the statistics and
+    verdict text several claims put in their titles' further lines) moves to the caption
+    returned, one paragraph per panel ("(2) <its title>: <the rest>"), which :func:`save` writes
+    under the figure."""
+    parts = []
+    titled = [ax for ax in fig.axes if ax.title.get_text()]
+    for i, ax in enumerate(titled, 1):
+        lines = [" ".join(ln.split()) for ln in ax.title.get_text().split("\n")]
+        head, rest = lines[0], [ln for ln in lines[1:] if ln]
+        chars = _panel_chars(fig, ax, ax.title.get_fontsize())
+        label = f"({i}) " if len(titled) > 1 else ""
+        if len(label) + len(head) > chars - 2:
+            # cut at a clause boundary when one is close, else at a word
+            room = head[:chars - 2 - len(label)]
+            cut = max(room.rfind(sep) for sep in (": ", "; ", ", ", " ("))
+            cut = cut if cut >= len(room) // 3 else room.rfind(" ")
+            short = head[:cut].rstrip(" :;,(") if cut > 0 else room
+        else:
+            short = head
+        if not rest and short == head:
+            ax.title.set_text(head)
             continue
-        size = title.get_fontsize()
-        width_in = ax.get_position().width * fig.get_figwidth()
-        chars = max(20, int(width_in * 72 / (0.55 * size)))
-        lines = [w for line in text.split("\n") for w in (textwrap.wrap(line, chars) or [""])]
-        title.set_text("\n".join(lines))
+        ax.title.set_text(f"{label}{short} …")
+        parts.append(f"{label}{head}" + (": " + "; ".join(rest) if rest else ""))
+    return "\n".join(parts)
 
 
 def panels(n: int, width: float = 6.4, height: float = 6.2):
@@ -210,16 +230,23 @@ def panels(n: int, width: float = 6.4, height: float = 6.2):
 
 
 def save(fig, out_dir: Path, name: str, title: str, dpi: int = 120) -> Path:
-    """Suptitle (under the banner, if any), panel titles wrapped, tight layout,
+    """Suptitle (under the banner, if any), one-line panel titles with the rest of each in a
+    caption under the figure (:func:`titles_to_caption`), tight layout,
     ``<out_dir>/<name>.png`` with everything drawn inside it (legends below the panels too);
     closes the figure."""
-    _wrap_titles(fig)
+    caption = titles_to_caption(fig)
     text = _BANNER[-1] if _BANNER else ""
     suffix, line = _VARIANT[-1] if _VARIANT else ("", "")
     fig.suptitle(title + (f"\n{line}" if line else ""), fontsize=11)
     out = Path(out_dir) / f"{name}{suffix}.png"
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
+    if caption:  # under everything drawn (legends below the panels too), wrapped to the width
+        chars = max(60, int(fig.get_figwidth() * 72 / (0.55 * 8)))
+        wrapped = "\n".join(w for para in caption.split("\n")
+                            for w in (textwrap.wrap(para, chars) or [""]))
+        bottom = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()
+        fig.text(0.01, bottom - 0.01, wrapped, ha="left", va="top", fontsize=8)
     if text:
         fig.text(0.5, 1.0, text, ha="center", va="bottom", fontsize=14, weight="bold",
                  color="crimson")

@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from claims.outcomes import (FAILS, FASTER, HOLDS, MIN_POINTS, SLOPE_TOL, inconclusive,
-                             interval_defect)
+from claims.outcomes import (FAILS, FASTER, HOLDS, MIN_POINTS, SLOPE_TOL, fit_defect,
+                             inconclusive, interval_defect)
 
 
 def prediction_verdict(lo: float, hi: float, estimate: float, predicted: tuple,
@@ -155,7 +155,7 @@ def rate_verdict(fit: dict, predicted: tuple, alternative: tuple,
     p_name, a_name = names
     lo, hi, est = fit["lo"], fit["hi"], fit["slope"]
     n_points = fit.get("n_uncensored", fit.get("n_points", MIN_POINTS))
-    defect = interval_defect(lo, hi, est, n_points)
+    defect = fit_defect(fit) or interval_defect(lo, hi, est, n_points)
     if defect:
         return defect
     bands = prediction_bands(predicted, alternative, tol)

@@ -23,6 +23,7 @@ import pandas as pd
 import yaml
 
 from analysis.aggregate import execution_only, fmt_value
+from analysis.dose_response import READINGS, use_reading
 
 from claims import plotting
 from claims.base import (SMOKE_NOTE, SMOKE_PREFIX, Claim, ResultStore, VerdictRow, is_smoke,
@@ -31,7 +32,7 @@ from claims.registry import CLAIMS
 from claims.verdicts import (CSV_FLOAT_FORMAT, combined_verdict, comparison_verdict,
                              counted, markdown_table)
 from experiments import columns
-from ppm.files import write_csv_atomic
+from ppm.files import write_csv_atomic, zero_float_noise
 
 DETAIL_COLUMNS = ["claim", "setting", "measured", "theory", "looseness", "verdict"]
 TABLE_COLUMNS = ["claim", "paper", "measured", "theory", "looseness", "verdict", "figure"]
@@ -44,8 +45,9 @@ EXPERIMENT_CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "exper
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> None:
-    """Atomic CSV with floats rounded to 10 significant digits (byte-stable reruns)."""
-    write_csv_atomic(df, path, float_format=CSV_FLOAT_FORMAT)
+    """Atomic CSV with floats rounded to 10 significant digits and float noise below 1e-12
+    set to 0 (byte-stable reruns)."""
+    write_csv_atomic(zero_float_noise(df), path, float_format=CSV_FLOAT_FORMAT)
 
 
 def _missing(claim: Claim) -> str:
@@ -112,10 +114,11 @@ def _series_stores(claim: Claim, results: ResultStore, series: dict[str, list]):
         suffix = "__" + "_".join(f"{col.rsplit('.', 1)[1]}{fmt_value(v)}"
                                  for col, v in zip(series, combo))
         store = ResultStore(results.root, n_boot=results.n_boot)
-        for exp in claim.experiments:
-            data = results.load(exp)
+        for exp, rd in itertools.product(claim.experiments, READINGS):
+            with use_reading(rd):
+                data = results.load(exp)
             if data is None:
-                store._cache[exp] = None
+                store._cache[(exp, rd)] = None
                 continue
             tables = []
             for table in data:
@@ -124,8 +127,23 @@ def _series_stores(claim: Claim, results: ResultStore, series: dict[str, list]):
                     for c in ([col, *_linked(col, table)] if col in table else []):
                         keep &= (table[c].isna() | (table[c] == v)).to_numpy()
                 tables.append(table[keep].reset_index(drop=True))
-            store._cache[exp] = tuple(tables)
+            store._cache[(exp, rd)] = tuple(tables)
         yield label, suffix, store
+
+
+def analyse(claim: Claim, results: ResultStore) -> list[VerdictRow]:
+    """The claim's rows with the counted (fitted) reading of n_hat, each carrying the same
+    row's statistic and verdict under the grid reading (``grid_*``: the reference; matched by
+    claim, setting and extra)."""
+    rows = claim.analyse(results)
+    with use_reading("grid"):
+        grid = {(r.claim, r.setting, r.extra): r for r in claim.analyse(results)}
+    for r in rows:
+        g = grid.get((r.claim, r.setting, r.extra))
+        if g is not None:
+            r.grid_slope, r.grid_lo, r.grid_hi, r.grid_verdict = (g.slope, g.slope_lo,
+                                                                  g.slope_hi, g.verdict)
+    return rows
 
 
 def write_claim(claim: Claim, results: ResultStore) -> list[VerdictRow] | None:
@@ -136,7 +154,7 @@ def write_claim(claim: Claim, results: ResultStore) -> list[VerdictRow] | None:
     series = override_series(claim, results)
     if series:
         return _write_series(claim, results, series)
-    rows = claim.analyse(results)
+    rows = analyse(claim, results)
     if not rows:
         print(f"{claim.id}: nothing to analyse in this results root ({results.root}); skipped")
         return None
@@ -147,12 +165,26 @@ def write_claim(claim: Claim, results: ResultStore) -> list[VerdictRow] | None:
     return rows
 
 
+def grid_text(row: VerdictRow) -> str:
+    """The row's statistic under the grid reading, "" where it has none or it is the same."""
+    if not np.isfinite(row.grid_slope):
+        return ""
+    same = (np.isclose(row.grid_slope, row.slope, rtol=0, atol=1e-12)
+            and np.isclose(row.grid_lo, row.slope_lo, rtol=0, atol=1e-12, equal_nan=True)
+            and np.isclose(row.grid_hi, row.slope_hi, rtol=0, atol=1e-12, equal_nan=True))
+    if same:
+        return "same"
+    return (f"{row.grid_slope:.3g} [{row.grid_lo:.3g}, {row.grid_hi:.3g}]: "
+            f"{row.grid_verdict.split(' (')[0]}")
+
+
 def _write_summary(claim: Claim, results: ResultStore, rows: list[VerdictRow]) -> None:
     """The claim's ``summary.csv`` (every column) and ``summary.md`` (setting, measured,
     theory, verdict; a smoke run's verdicts marked as such)."""
     df = rows_frame(rows)
     write_csv(df, results.root / claim.name / "summary.csv")
-    shown = df[["setting", "measured", "theory", "verdict"]]
+    shown = df[["setting", "measured", "theory", "verdict"]].assign(
+        **{"grid reading (reference)": [grid_text(r) for r in rows]})
     note = ""
     if results.smoke:
         shown = shown.assign(verdict=shown["verdict"].map(smoke_verdict))
@@ -171,7 +203,7 @@ def _write_series(claim: Claim, results: ResultStore, series: dict) -> list[Verd
           f"per value")
     all_rows = []
     for label, suffix, store in _series_stores(claim, results, series):
-        rows = claim.analyse(store)
+        rows = analyse(claim, store)
         for r in rows:
             r.setting = f"{r.setting} [{label}]"
             r.extra = f"{r.extra}; {label}" if r.extra else label

@@ -46,8 +46,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from claims.outcomes import (FAILS, FASTER, HOLDS, LEVEL, NOT_MEASURED, SLOPE_TOL, inconclusive,
-                             interval_defect)
+from claims.outcomes import (FAILS, FASTER, HOLDS, LEVEL, NOT_MEASURED, SLOPE_TOL, fit_defect,
+                             inconclusive, interval_defect)
 
 # Kept for the modules that still print normal intervals (C8); new code uses mean_ci (t).
 Z95 = float(stats.norm.ppf(0.5 + LEVEL / 2))
@@ -112,6 +112,8 @@ def upper_bound_verdict(fit: dict, theory_lo: float, theory_hi: float, below_bou
     """
     if worse not in ("above", "below"):
         raise ValueError(f"worse must be 'above' or 'below', got {worse!r}")
+    if fit_defect(fit):
+        return fit_defect(fit)
     direction = fit.get("direction", "") or ""
     if direction == "bound both ways":
         return inconclusive("censored cells on both sides: the estimate bounds nothing")
@@ -142,6 +144,8 @@ def bound_estimate_verdict(fit: dict, theory_lo: float, theory_hi: float, direct
                                    worse)
     if direction not in ("lower bound", "upper bound"):
         raise ValueError(f"direction must be '', 'lower bound' or 'upper bound', got {direction!r}")
+    if fit_defect(fit):
+        return fit_defect(fit)
     side = _side(fit["lo"], fit["hi"], fit["slope"], theory_lo, theory_hi,
                  fit.get("n_uncensored", fit["n_points"]))
     if side == NOT_MEASURED or (side.startswith("inconclusive")

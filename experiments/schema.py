@@ -81,10 +81,11 @@ def estimator_conf(cls, target: str):
     ``_encoding_params``, which only name labels: the experiments' samples are labelled 0/1,
     where the label encoding is the identity, so configs, seeds and cache keys stay those of
     the 0/1 learners; nor its ``_data_params``, which the pipeline sets from the population:
-    ``allow_private_on_disk``)."""
+    ``allow_private_on_disk``; nor its ``_console_params`` (``verbose``), which only print)."""
     return signature_conf(cls, target, skip={"random_state",
                                               *getattr(cls, "_encoding_params", ()),
-                                              *getattr(cls, "_data_params", ())})
+                                              *getattr(cls, "_data_params", ()),
+                                              *getattr(cls, "_console_params", ())})
 
 
 # Populations: the class is the one source of every parameter and default (the _target_ is the

@@ -13,8 +13,11 @@
 # Loads the tidy trial tables written by `make reproduce` (one row per trial and learner, every
 # config value a column), slices them by any config column, recomputes `n_hat(alpha, beta)` for
 # any alpha and beta without rerunning anything, and redraws two figures: `n_hat` against alpha
-# (claim C1) and `n_hat` against any swept column (claims C3, C4, C5, C9). Nothing here decides
-# a claim: the verdicts are `make reproduce`'s (`results/summary.md`, rules in `claims/`).
+# (claim C1) and `n_hat` against any swept column (claims C3, C4, C5, C9), with their intervals.
+# A per-claim view (choose the claim in `CLAIM`, or with the environment variable `PPM_CLAIM`)
+# shows one claim's verdict rows and every `n_hat` curve of its sweeps with intervals. Nothing
+# here decides a claim: the verdicts are `make reproduce`'s (`results/summary.md`, rules in
+# `claims/`).
 #
 # Three ways to run it, all on one results root (default `results/`, the committed results):
 #
@@ -35,7 +38,9 @@ import matplotlib
 if "ipykernel" not in sys.modules:
     matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
+from matplotlib.ticker import LogLocator, NullFormatter
 
 # The repository root (this notebook may be opened from notebooks/): the claim registry lives
 # there, beside ppm/.
@@ -88,14 +93,36 @@ nh = empirical_sample_complexity(view, ALPHAS, BETA, by=["learner"], error_col="
 print("n_hat table")
 print(nh.to_string())
 
+
+
+def draw_curve(ax, x, g, **kw):
+    """``n_hat`` with its interval (``n_hat_lo``, ``n_hat_hi``) against ``x``; censored points
+    (no crossing inside the n grid) left out."""
+    ok = g["censored"].isna().to_numpy() | g["censored"].astype(str).eq("").to_numpy()
+    y, lo, hi = (g[c].to_numpy(dtype=float)[ok] for c in ("n_hat", "n_hat_lo", "n_hat_hi"))
+    err = np.vstack([np.clip(y - lo, 0, None), np.clip(hi - y, 0, None)])
+    ax.errorbar(np.asarray(x, dtype=float)[ok], y, yerr=np.nan_to_num(err), fmt="o-",
+                capsize=3, **kw)
+
+
+def tidy_log_axes(ax):
+    """Log axes with decade ticks only (the default minor labels overlapped)."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(base=10, numticks=6))
+        axis.set_minor_formatter(NullFormatter())
+    ax.grid(alpha=0.3, which="both")
+
+
 fig, ax = plt.subplots(figsize=(5, 4))
 for learner, g in nh.groupby("learner"):
-    ok = g["censored"].fillna("").eq("")
-    ax.loglog(g["alpha"][ok], g["n_hat"][ok], "o-", label=learner)
+    draw_curve(ax, g["alpha"], g, label=learner)
+tidy_log_axes(ax)
 ax.set_xlabel("alpha")
 ax.set_ylabel(f"n_hat(alpha, beta={BETA})")
 ax.legend()
-ax.set_title(f"slice {SLICE}")
+ax.set_title(f"slice {SLICE}", fontsize=9)
 plt.show() if "ipykernel" in sys.modules else plt.close(fig)
 
 # %% [markdown]
@@ -119,9 +146,47 @@ else:
     print(f"n_hat against {X} at alpha = {ALPHA}")
     print(by_x[[X, "n_hat", "n_hat_lo", "n_hat_hi", "censored"]].to_string())
     fig, ax = plt.subplots(figsize=(5, 4))
-    ok = by_x["censored"].fillna("").eq("")
-    ax.loglog(by_x[X][ok], by_x["n_hat"][ok], "o-")
+    draw_curve(ax, by_x[X], by_x)
+    tidy_log_axes(ax)
     ax.set_xlabel(X)
     ax.set_ylabel(f"n_hat(alpha={ALPHA}, beta={BETA})")
-    ax.set_title(EXPERIMENT)
+    ax.set_title(EXPERIMENT, fontsize=9)
+    plt.show() if "ipykernel" in sys.modules else plt.close(fig)
+
+# %% [markdown]
+# ## One claim: its verdicts and every `n_hat` curve of its sweeps
+# Choose the claim here (an id such as `"C5"`, or set `PPM_CLAIM`); the verdict rows come from
+# `<results>/<claim>/summary.csv` (written by `make figures`), the curves from each sweep's
+# `n_hat.csv`: one panel per sweep, `n_hat` against alpha per curve (learner, its parameters and
+# the shared setting columns), with the intervals.
+
+# %%
+CLAIM = os.environ.get("PPM_CLAIM", "C5")
+claim = next((c for c in CLAIMS if CLAIM in (c.id, c.name)), CLAIMS[0])
+print(f"{claim.id}: {claim.statement}")
+verdicts = RESULTS / claim.name / "summary.csv"
+if verdicts.exists():
+    rows = pd.read_csv(verdicts)
+    with pd.option_context("display.max_colwidth", 90, "display.width", 200):
+        print(rows[["setting", "measured", "verdict"]].to_string(index=False))
+present = [e for e in claim.experiments if (RESULTS / e / "n_hat.csv").exists()]
+if not present:
+    print(f"no n_hat.csv of {claim.id}'s sweeps under {RESULTS} ({claim.experiments or 'audits'})")
+else:
+    fig, axes = plt.subplots(1, len(present), figsize=(5.5 * len(present), 4.5), squeeze=False)
+    for ax, exp in zip(axes[0], present):
+        table = pd.read_csv(RESULTS / exp / "n_hat.csv")
+        keys = [c for c in table.columns if c not in ("alpha", "beta") and not c.startswith(
+            ("n_hat", "censored", "min_trials", "fit_"))]
+        for i, (key, g) in enumerate(table.groupby(keys, dropna=False, sort=True)):
+            if i >= 12:  # a readable legend: the first 12 curves
+                break
+            label = ", ".join(str(k) for k in np.atleast_1d(key) if str(k) not in ("-", "nan"))
+            draw_curve(ax, g["alpha"], g.sort_values("alpha"), label=label, ms=3)
+        tidy_log_axes(ax)
+        ax.set_xlabel("alpha")
+        ax.set_ylabel("n_hat (interval)")
+        ax.set_title(exp, fontsize=9)
+        ax.legend(fontsize=6, loc="upper right")
+    fig.tight_layout()
     plt.show() if "ipykernel" in sys.modules else plt.close(fig)

@@ -13,7 +13,13 @@ The tables and their layout: :mod:`analysis.aggregate`.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow imports
+    from experiments.lifecycle import stop_on_ctrl_c
+    stop_on_ctrl_c('aggregation (scripts.aggregate)',
+                   'every trial is in the trial cache: rerun it')
+
 import argparse
+import tempfile
 from pathlib import Path
 
 from analysis.aggregate import aggregate
@@ -36,8 +42,15 @@ def main(argv=None) -> None:
              for sweep in args.sweep_dirs]
     committed.refuse_committed(dests, args.overwrite_committed)
     for sweep, dest in zip(args.sweep_dirs, dests):
-        df, nh = aggregate(sweep, dest)
-        print(f"{dest}: {len(df)} trial rows, {len(nh)} n_hat rows")
+        # written beside dest first: a table that reproduces dest's (up to timings and
+        # execution-only settings) leaves dest's bytes alone (experiments.committed.settle)
+        with tempfile.TemporaryDirectory(dir=dest.parent if dest.parent.exists() else None,
+                                         prefix=f".{dest.name}.", suffix=".tmp") as tmp:
+            df, nh = aggregate(sweep, Path(tmp))
+            kept = [f for f in ("trials.csv", "n_hat.csv")
+                    if not committed.settle(Path(tmp) / f, dest / f)]
+        print(f"{dest}: {len(df)} trial rows, {len(nh)} n_hat rows"
+              + (f" ({', '.join(kept)}: same result, file kept)" if kept else ""))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,11 @@ Writes ``<results>/c6_privacy/audit.csv`` and ``<results>/c7_helly/helly.csv``; 
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow imports
+    from experiments.lifecycle import stop_on_ctrl_c
+    stop_on_ctrl_c('the exact audits of C6 and C7 (scripts.exact_audits)',
+                   'rerun it (make audit) to redo them')
+
 import argparse
 import itertools
 import time
@@ -47,7 +52,7 @@ import pandas as pd  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 from scipy.optimize import linprog
 
-from ppm.files import write_csv_atomic
+from experiments import committed  # noqa: E402
 from ppm import construct_halfspaces
 from ppm.diagnostics.audit import exact_output_distribution, neighbour_losses, privacy_loss
 from ppm.baselines import ERMHalfspace
@@ -160,13 +165,14 @@ def main(argv=None) -> None:
 
     t0 = time.perf_counter()
     c6 = audit_c6(args.instances, args.seed, args.jobs)
-    write_csv_atomic(c6, args.results / c6_privacy.AUDIT)
+    committed.write_csv_settled(c6, args.results / c6_privacy.AUDIT)  # cpu_seconds aside
     print(f"C6 audit: {len(c6)} instances, {int(c6['neighbours'].sum())} neighbours, "
           f"{time.perf_counter() - t0:.1f} s wall, {c6['cpu_seconds'].sum():.1f} s CPU in the "
           f"instances ({args.jobs} processes)")
     print(c6.groupby("d")["cpu_seconds"].agg(["count", "sum", "max"]).round(2).to_string())
     print(c6.groupby(["d", "method"])["loss_worst"].max().unstack().round(4).to_string())
-    write_csv_atomic(audit_c7(args.instances, args.seed), args.results / c7_helly.AUDIT)
+    committed.write_csv_settled(audit_c7(args.instances, args.seed),
+                                args.results / c7_helly.AUDIT)
     store = ResultStore(args.results)
     for claim in (c6_privacy.CLAIM, c7_helly.CLAIM):  # their verdicts, as make figures does
         for row in write_claim(claim, store):

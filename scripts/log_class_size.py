@@ -11,13 +11,17 @@ the ``d^2`` fits. The C4 row and panel are the claim's: :mod:`claims.c4_mechanis
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow imports
+    from experiments.lifecycle import stop_on_ctrl_c
+    stop_on_ctrl_c("C4's ln|G| table (scripts.log_class_size)",
+                   'rerun it (make c4-inputs) to redo it')
+
 import argparse
 from functools import partial
 from pathlib import Path
 
 from analysis import class_size
 from experiments import committed
-from ppm.files import write_csv_atomic
 
 
 def main(argv=None) -> None:
@@ -30,7 +34,7 @@ def main(argv=None) -> None:
     committed.refuse_committed([args.out], args.overwrite_committed)
     df = class_size.class_size_table(max_subsets=args.max_subsets, seed=args.seed,
                                      log=partial(print, flush=True))
-    write_csv_atomic(df, args.out)
+    committed.write_csv_settled(df, args.out)  # same result (timings aside): file kept
     print(class_size.summary(df))
     print(f"wrote {args.out}")
 

@@ -12,13 +12,17 @@ The C4 rows, bound check and panel are the claim's: :mod:`claims.c4_mechanism`.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow imports
+    from experiments.lifecycle import stop_on_ctrl_c
+    stop_on_ctrl_c("C4's mechanism price table (scripts.mechanism_price)",
+                   'rerun it (make c4-inputs) to redo it')
+
 import argparse
 from functools import partial
 from pathlib import Path
 
 from analysis import mechanism_price as mp
 from experiments import committed
-from ppm.files import write_csv_atomic
 
 
 def main(argv=None) -> None:
@@ -35,7 +39,7 @@ def main(argv=None) -> None:
     committed.refuse_committed([args.out], args.overwrite_committed)
     df = mp.price_table(args.dims, args.n, args.trials, args.epsilons, args.beta, args.seed,
                         log=partial(print, flush=True))
-    write_csv_atomic(df, args.out)
+    committed.write_csv_settled(df, args.out)  # same result (timings aside): file kept
     print(mp.summary(df).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print(f"wrote {args.out}")
 

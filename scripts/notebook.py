@@ -13,6 +13,11 @@ Jupyter to go on from there). A cell that fails stops the run with its error.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow imports
+    from experiments.lifecycle import stop_on_ctrl_c
+    stop_on_ctrl_c('the notebook (scripts.notebook)',
+                   'rerun it (make notebook)')
+
 import argparse
 import os
 import sys

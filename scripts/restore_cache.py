@@ -8,6 +8,11 @@ See :mod:`experiments.cache` (what is restored, byte for byte, and what ``--forg
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow imports
+    from experiments.lifecycle import stop_on_ctrl_c
+    stop_on_ctrl_c('restoring committed trials (scripts.restore_cache)',
+                   'rerun it: restoring is idempotent')
+
 import argparse
 from pathlib import Path
 

@@ -4,13 +4,18 @@
         [--at-once 2] [--outputs outputs] [--launch "hydra.launcher.n_jobs=1 n_jobs=1"]
         [--verbose] c1_realizable_d1 c5_mixture_weight ...
 
+0. Each name is an experiment config (base name; with the profile's suffix typed too) or a claim
+   id or name (``C5``: its experiments, without the long ones in the quick profile),
+   :func:`claims.registry.resolve`; anything else stops the run with one ``error:`` line
+   suggesting names as they are to be typed (exit 2).
 1. ``ARGS`` (``PPM_ARGS``, split like a shell command line) is checked against every selected
    sweep before any trial runs (:mod:`experiments.overrides`): a sweep that cannot take an
    override is left out with one line saying why, an override that fixes an axis a claim sweeps
    gets a note, and an override no selected sweep can take stops the run with one ``error:``
    line (exit 2).
 2. The sweeps run (``python -m experiments.run --multirun experiment=<name><suffix> ...``),
-   ``--at-once`` at a time; their output is relayed line by line, without Hydra's per-job
+   ``--at-once`` at a time, each announced with the run's progress (``== sweep 12 of 42: ...``,
+   the time so far and the rest at that pace); their output is relayed line by line, without Hydra's per-job
    listing unless ``--verbose`` (``make reproduce VERBOSE=1``). The first failing sweep stops
    the others; the run ends with one ``error:`` line naming the sweep and its error (exit 2).
 3. Ctrl-C (to the whole process group, as a terminal sends it, or to this process alone) stops
@@ -100,6 +105,24 @@ class Runner:
                 f"hydra.sweep.dir={Path(a.outputs) / name}", *shlex.split(a.launch), *extra]
 
 
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+def progress_line(index: int, total: int, name: str, finished: int, elapsed: float) -> str:
+    """The run's progress as a sweep starts: ``== sweep 12 of 42: <name>``, the time so far
+    and, once a sweep has finished, the rest at the pace so far (sweeps differ a lot in length:
+    each one's own cell lines carry its own ETA)."""
+    line = f"== sweep {index} of {total}: {name}"
+    if finished:
+        left = (total - finished) * elapsed / finished
+        line += (f" (run: {finished} done in {_clock(elapsed)}; about {_clock(left)} left at "
+                 f"that pace)")
+    return line
+
+
 def _say(line: str, err: bool = False) -> None:
     print(line, file=sys.stderr if err else sys.stdout, flush=True)
 
@@ -167,9 +190,18 @@ def main(argv=None) -> int:
         _say(f"error: ARGS={args_text!r}: {exc}", err=True)
         return 2
     runner = Runner(a)
-    names = list(dict.fromkeys(a.experiments))
+    from claims.registry import resolve
+    try:
+        names, notes = resolve(list(dict.fromkeys(a.experiments)), a.suffix)
+    except ValueError as exc:
+        _say(f"error: EXPERIMENTS: {exc}", err=True)
+        return 2
+    for line in notes:
+        _say(line)
     if not names:
-        _say("error: no experiment selected (EXPERIMENTS is empty)", err=True)
+        _say("error: no experiment selected (EXPERIMENTS is empty" + ("; the claims chosen "
+             "have no sweep in this profile: C6 and C7 are exact audits, make audit runs "
+             "them)" if notes else ")"), err=True)
         return 2
     if extra:
         _say(f"== checking ARGS against {len(names)} sweep(s) before any trial runs")
@@ -193,7 +225,8 @@ def main(argv=None) -> int:
             while queue and len(running) < max(1, a.at_once) and failed is None:
                 name = queue.pop(0)
                 shutil.rmtree(Path(a.outputs) / name, ignore_errors=True)
-                _say(f"== sweep {name}{a.suffix}")
+                _say(progress_line(len(started) + 1, len(names), name + a.suffix,
+                                   len(finished), time.time() - start))
                 running.append(Sweep(name, runner.command(name, extra), env, runner.relay))
                 started.append(name)
             time.sleep(0.1)

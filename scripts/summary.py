@@ -2,13 +2,16 @@
 
     python -m scripts.summary --results results
 
-Reads ``<results>/<claim>/summary.csv`` (written by ``scripts/figures.py``) and writes
+Prints a digest that fits 100 columns (``claims/terminal.py``: claim, verdict word, the number
+that decides it, and where the full tables are). Reads ``<results>/<claim>/summary.csv`` (written by ``scripts/figures.py``) and writes
 
 - ``<results>/summary.csv`` and ``<results>/summary.md``: one row per claim: what the paper says,
   the headline measurement (with its interval), the theory's value, the looseness of the
   explicit bound (``n_theory / n_hat``, median over the measured points), the combined verdict
   over all settings of the claim, and the figure;
-- ``<results>/summary_details.md``: every setting of every claim, with its own verdict.
+- ``<results>/summary_details.md``: every setting of every claim, with its own verdict;
+- ``<results>/figures/overview.png``: every counted setting's measured interval against the
+  band its claim predicts, one panel per claim (``claims/overview.py``).
 
 The rules (headline setting, combined verdict) are in ``claims/report.py`` and
 ``claims/verdicts.py``. Claims whose experiments are not in the results root are listed as "not
@@ -24,21 +27,38 @@ results root (the quick profile, ``ARGS`` overrides, your own ``RESULTS=``) neve
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow imports
+    from experiments.lifecycle import stop_on_ctrl_c
+    stop_on_ctrl_c('the verdict table (scripts.summary)',
+                   'rerun it (or make figures) to write the table')
+
 import argparse
 from pathlib import Path
 
-from claims import docs_blocks
-from claims.report import write_table
+import matplotlib
+
+matplotlib.use("Agg")  # files only
+
+from claims import docs_blocks, overview  # noqa: E402
+from claims.base import is_smoke  # noqa: E402
+from claims.report import write_table  # noqa: E402
+from claims.terminal import summary_lines  # noqa: E402
+from experiments.lifecycle import critical  # noqa: E402
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=Path("results"))
     args = parser.parse_args(argv)
-    table = write_table(args.results)
-    print(table[["claim", "verdict"]].to_string(index=False))
+    with critical():  # summary.md and summary_details.md are rewritten in place
+        table = write_table(args.results)
+    overview.draw(args.results)  # figures/overview.png: every counted setting, per claim
+    # the terminal digest (100 columns); summary.md / summary.csv keep every word
+    note = ("quick profile: a smoke run, no claim decided" if is_smoke(args.results) else None)
+    print("\n".join(summary_lines(table, args.results, smoke_note=note)))
     if args.results.resolve() == (docs_blocks.ROOT / "results").resolve():
-        changed = docs_blocks.refresh(args.results, docs_blocks.ROOT)
+        with critical():  # README.md and docs/ are rewritten in place: never half written
+            changed = docs_blocks.refresh(args.results, docs_blocks.ROOT)
         print("README.md / docs/: " + (f"refreshed {', '.join(changed)}" if changed
                                        else "generated blocks up to date"))
 

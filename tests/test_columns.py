@@ -20,6 +20,7 @@ from experiments.schema import register_configs
 from experiments import cache as restore_cache
 from experiments import seeding
 from analysis.aggregate import aggregate, curve_columns, curve_config, unique_trials
+from analysis.sample_complexity import N_HAT_COLUMNS
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
@@ -90,8 +91,7 @@ def test_cell_keys_are_those_of_the_committed_trials(experiment, overrides):
 
 def test_n_hat_curves_are_learner_and_own_params_without_nan_keys(tmp_path):
     df, nh = aggregate(_sweep(tmp_path, tmp_path), tmp_path / "agg")
-    keys = [c for c in nh.columns if c not in ("alpha", "beta", "n_hat", "n_hat_lo",
-                                               "n_hat_hi", "censored", "min_trials")]
+    keys = [c for c in nh.columns if c not in N_HAT_COLUMNS]
     assert keys == ["learner", "params"]  # nothing shared varies here; no NaN-filled key
     assert nh[keys].notna().all().all()
     curves = set(map(tuple, nh[keys].drop_duplicates().to_numpy()))

@@ -54,7 +54,9 @@ def test_pooled_point_slope_is_the_mean_of_the_settings_slopes():
     own = [sample_complexity_slope_against(s, "x", 0.1, 0.1, n_boot=0)["slope"]
            for s in (a, b)]
     assert res["slope"] == pytest.approx(np.mean(own), abs=1e-12)
-    assert res["per_setting"][(2.0, 0.1)] == pytest.approx(own[1], abs=1e-12)
+    # one setting's curves fitted alone or in the bootstrap's batch: the same maximum-likelihood
+    # fit, converged to the IRLS tolerance (1e-10 relative), not bit for bit
+    assert res["per_setting"][(2.0, 0.1)] == pytest.approx(own[1], abs=1e-9)
     assert res["settings"] == [(1.0, 0.1), (2.0, 0.1)] and res["excluded"] == []
 
 

@@ -14,6 +14,15 @@ from analysis.sample_complexity import (empirical_sample_complexity,
                                          success_curve)
 
 from analysis.slopes import sample_complexity_slope, sample_complexity_slope_against
+from analysis.dose_response import use_reading
+
+
+@pytest.fixture(autouse=True)
+def _grid_reading():
+    """These tests pin the grid reading (first run of successes, interpolated; kept as the
+    reference beside the fitted reading, which tests/test_dose_response.py tests)."""
+    with use_reading("grid"):
+        yield
 
 
 def _trials(ns, n_trials, law, seed=0, **cols):
@@ -155,7 +164,11 @@ def test_empirical_by_groups_and_columns():
     ])
     out = empirical_sample_complexity(df, [0.01, 0.02], 0.1, by="eps")
     assert list(out.columns) == ["eps", "alpha", "beta", "n_hat", "n_hat_lo", "n_hat_hi",
-                                 "censored", "min_trials"]
+                                 "censored", "min_trials", "n_hat_grid", "n_hat_grid_lo",
+                                 "n_hat_grid_hi", "censored_grid", "fit_status",
+                                 "fit_deviance_p"]
+    # under the grid reading the counted columns are the grid's
+    assert out["n_hat"].equals(out["n_hat_grid"])
     assert len(out) == 4
     a = out.set_index(["eps", "alpha"])["n_hat"]
     # c differs by 4: n_hat (prop. to c) should differ by about 4 at each alpha

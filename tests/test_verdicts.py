@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from analysis.dose_response import use_reading
 from claims.real_breast_cancer import nadeau_bengio
 from claims.report import verdict_table
 from claims.predictions import (prediction_bands, prediction_verdict, rate_verdict,
@@ -173,8 +174,14 @@ def test_paired_bootstrap_is_narrower_when_epsilons_share_samples():
     df = _shared_sample_trials(np.random.default_rng(1), eps=(0.75, 0.875, 1.0), n_grid=grid,
                                trials=100)
     kw = dict(alpha=0.05, beta=0.1, n_boot=200)
-    joint = sample_complexity_slope_paired(df, "epsilon", **kw)
-    indep = sample_complexity_slope_against(df, "epsilon", **kw)
+    # the grid reading: its replicates place n_hat in brackets of the same cells at every
+    # epsilon. The fitted reading reads each epsilon's curve in its own window of cells, and
+    # different n are different samples, so on this fine grid little dependence is left to keep
+    # (measured: paired 1.10 wide, independent 1.01); the coverage study measures the fitted
+    # reading's paired intervals on C3's own design (analysis/coverage.py)
+    with use_reading("grid"):
+        joint = sample_complexity_slope_paired(df, "epsilon", **kw)
+        indep = sample_complexity_slope_against(df, "epsilon", **kw)
     assert joint["slope"] == pytest.approx(indep["slope"])  # same point estimate
     assert joint["hi"] - joint["lo"] < 0.95 * (indep["hi"] - indep["lo"])
 
@@ -210,8 +217,9 @@ def test_a_cell_censored_in_a_replicate_enters_at_the_largest_n():
     def resample(rng):  # every replicate: the third group fails everywhere (right-censored)
         return [groups[0], groups[1], [bad, bad, bad, bad]]
 
-    fit = bootstrap(datasets, cells, 0.1, 20, np.random.default_rng(0), 0.95,
-                     resample=resample)
+    with use_reading("grid"):  # the grid reading's resolution; the fitted reading: below
+        fit = bootstrap(datasets, cells, 0.1, 20, np.random.default_rng(0), 0.95,
+                         resample=resample)
     assert fit["slope"] == pytest.approx(1.0) and fit["n_points"] == 3
     # replicates: the first two n_hat anywhere in their brackets (5, 10] and (10, 20], the
     # third at the grid's edge 40; the grid alone (resolution) puts the third in (20, 40]
@@ -220,6 +228,13 @@ def test_a_cell_censored_in_a_replicate_enters_at_the_largest_n():
     assert flattest <= fit["lo"] < 1.0 < fit["hi"] <= steepest
     assert fit["hi"] > fit["resolution"][1]  # the censored replicates reach beyond the grid
     assert fit["censored_frac"] == pytest.approx(1 / 3)
+    # the fitted reading: step curves are separated (no maximum-likelihood fit), so each reads
+    # its bracket; the censored cell of every replicate still enters, at the grid's edge
+    fit = bootstrap(datasets, cells, 0.1, 20, np.random.default_rng(0), 0.95,
+                    resample=resample)
+    assert fit["status"] == ["bracket"] * 3 and fit["n_boot_valid"] == 20
+    assert fit["censored_frac"] == pytest.approx(1 / 3)
+    assert flattest <= fit["lo"] < fit["hi"] <= steepest
 
 
 def test_a_missing_upper_end_draws_an_open_whisker():
@@ -272,7 +287,12 @@ def test_a_step_curve_slope_interval_carries_the_grid_resolution():
     df = _step_trials({1: 256, 2: 256, 4: 256, 8: 256}, grid)
     fit = sample_complexity_slope_against(df, "x", 0.1, 0.1, n_boot=200)
     assert fit["slope"] == pytest.approx(0.0, abs=1e-12)
-    assert fit["hi"] - fit["lo"] > 0.1  # the crossing is only known within (128, 256]
+    # the fitted reading: separated windows read their bracket, each replicate at a uniform
+    # position in it: the crossing is only known within (128, 256]
+    assert fit["hi"] - fit["lo"] > 0.1
+    with use_reading("grid"):
+        fit = sample_complexity_slope_against(df, "x", 0.1, 0.1, n_boot=200)
+    assert fit["hi"] - fit["lo"] > 0.1
     assert fit["lo"] <= fit["resolution"][0] and fit["resolution"][1] <= fit["hi"]
 
 

@@ -1,0 +1,66 @@
+"""An override that fixes the axis a claim compares gives a readable verdict, not an internal
+error (``ARGS="learner.epsilon=0.5"`` leaves C3 one epsilon)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from claims import c3_epsilon
+from claims.base import ResultStore
+from claims.report import write_claims
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _one_epsilon_root(tmp_path, epsilon):
+    """The committed C3 tables cut to one epsilon (and ERM), as an override run leaves them."""
+    for exp in c3_epsilon.EXPERIMENTS:
+        src = ROOT / "results" / exp
+        trials = pd.read_csv(src / "trials.csv")
+        eps = trials["learner.epsilon"]
+        trials = trials[eps.isna() | (eps == epsilon)]
+        nhat = pd.read_csv(src / "n_hat.csv")
+        nhat = nhat[(nhat["learner"] != "ppm") | (nhat["params"] == f"epsilon={epsilon:g}")]
+        # one epsilon: no parameter of the learner varies, so its curve key is "-" (as the
+        # aggregation of an override run writes it)
+        nhat.loc[nhat["learner"] == "ppm", "params"] = "-"
+        (tmp_path / exp).mkdir()
+        trials.to_csv(tmp_path / exp / "trials.csv", index=False)
+        nhat.to_csv(tmp_path / exp / "n_hat.csv", index=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_one_epsilon_is_a_readable_verdict(tmp_path, epsilon):
+    root = _one_epsilon_root(tmp_path, epsilon)
+    store = ResultStore(root, n_boot=20)
+    done, failed = write_claims([c3_epsilon.CLAIM], store)
+    assert not failed, failed
+    rows = done["C3"]
+    assert rows and all(r.verdict.startswith("inconclusive (this results root holds epsilon "
+                                             f"{epsilon:g} only") for r in rows)
+    assert all("n_hat(eps=" in r.measured for r in rows)
+    assert (root / "c3_epsilon" / "summary.md").exists()
+
+
+def test_two_low_epsilons_measure_the_low_slope_only(tmp_path):
+    # epsilons 0.5 and 1 (none above 1 but 1 itself): the eps <= 1 slope is measured and the
+    # eps >= 1 slope is said to be not measured, instead of an empty-selection error
+    root = tmp_path
+    for exp in c3_epsilon.EXPERIMENTS:
+        src = ROOT / "results" / exp
+        trials = pd.read_csv(src / "trials.csv")
+        eps = trials["learner.epsilon"]
+        trials = trials[eps.isna() | eps.isin([0.5, 1.0])]
+        nhat = pd.read_csv(src / "n_hat.csv")
+        nhat = nhat[(nhat["learner"] != "ppm") | nhat["params"].isin(["epsilon=0.5",
+                                                                      "epsilon=1"])]
+        (root / exp).mkdir()
+        trials.to_csv(root / exp / "trials.csv", index=False)
+        nhat.to_csv(root / exp / "n_hat.csv", index=False)
+    rows = c3_epsilon.analyse(ResultStore(root, n_boot=20))
+    assert rows and all("slope for eps>=1 not measured" in r.measured for r in rows)
+    assert all("slope vs epsilon (eps<=1) = " in r.measured for r in rows)
