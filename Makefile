@@ -1,6 +1,7 @@
 # ppm: two commands on a fresh machine with Python 3 and the package registries.
 #   make reproduce [PROFILE=quick] [ARGS="population.w_pub=0.3 learner.epsilon=0.5"] [N_JOBS=2]
-#                  [EXPERIMENTS="c5_mixture_weight ..."] [LAUNCHER=joblib|slurm] [RECOMPUTE=1]
+#                  [EXPERIMENTS="c5_mixture_weight ..."] [CLAIMS="C5 C9"] [LAUNCHER=joblib|slurm]
+#                  [RECOMPUTE=1]
 #   make test
 #   make install GPU=1   # also the optional GPU backend (numba-cuda, CUDA 12 wheels; docs/gpu.md)
 #   make notebook        # notebooks/inspect_results.py executed into $(RESULTS)/notebook/*.html
@@ -59,8 +60,12 @@ endif
 # the long ones (Claim.long). Expanded when a recipe runs, i.e. after the venv is installed.
 # EXPERIMENTS="a b" on the command line runs only those (base names); the figures step then draws
 # what the results root holds and names each claim left out ("C3: not run in this results root").
-USER_EXPERIMENTS := $(filter command line environment,$(origin EXPERIMENTS))
-EXPERIMENTS ?= $(shell $(PY) -m claims.registry --experiments $(if $(filter quick,$(PROFILE)),--skip-long))
+# CLAIMS="C5 C9" (claim ids or names) runs the experiments of those claims (the quick profile
+# without their long ones) and draws only their figures; EXPERIMENTS also takes claim ids.
+CLAIMS ?=
+USER_EXPERIMENTS := $(filter command line environment,$(origin EXPERIMENTS))$(strip $(CLAIMS))
+EXPERIMENTS ?= $(shell $(PY) -m claims.registry --experiments $(if $(filter quick,$(PROFILE)),--skip-long) $(if $(strip $(CLAIMS)),--claims $(CLAIMS)))
+CLAIMS_CHECK := $(if $(strip $(CLAIMS)),$(PY) -m claims.registry --check $(CLAIMS);)
 # Long and committed experiments (Claim.long, Claim.committed) commit their trials
 # (results/<exp>/trials.csv): before the sweeps run, those
 # trials are restored into the trial cache, so only missing trials are computed. RECOMPUTE=1
@@ -85,7 +90,8 @@ PARTIAL := $(if $(or $(ARGS_SH),$(USER_EXPERIMENTS)),1)
 # analysed fails the step.
 FIGURES_FLAGS := $(if $(or $(PARTIAL),$(findstring /overrides/,$(RESULTS))),--keep-going)
 AUDIT_CMD = $(PY) -m scripts.exact_audits --results $(RESULTS) --instances $(AUDIT_INSTANCES)
-FIGURES_CMD = $(PY) -m scripts.figures --results $(RESULTS) --n-boot $(N_BOOT) $(FIGURES_FLAGS)
+FIGURES_CMD = $(PY) -m scripts.figures --results $(RESULTS) --n-boot $(N_BOOT) $(FIGURES_FLAGS) \
+  $(if $(strip $(CLAIMS)),--only $(CLAIMS))
 SUMMARY_CMD = $(PY) -m scripts.summary --results $(RESULTS)
 ifeq ($(PARTIAL),)
 AUDIT_STEP = $(AUDIT_CMD)
@@ -144,7 +150,7 @@ export MKL_NUM_THREADS := 1
 
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test test-fast test-slurm reproduce audit c4-inputs figures notebook bench clean-cache clean
+.PHONY: install test test-fast test-slurm reproduce audit c4-inputs figures notebook bench clean-cache clean coverage
 
 install: $(STAMP) $(if $(strip $(GPU)),$(VENV)/.gpu-stamp)
 
@@ -184,7 +190,7 @@ test-slurm: $(STAMP)
 # The aggregate step writes into $(RESULTS); into the committed results/ only with its explicit
 # --overwrite-committed, which this recipe passes (regenerating them is what it is for).
 reproduce: $(STAMP)
-	@set -e; $(if $(strip $(RESTORE)),$(RESTORE);) \
+	@set -e; $(CLAIMS_CHECK) $(if $(strip $(RESTORE)),$(RESTORE);) \
 	$(SWEEPS_CMD); \
 	$(PROFILE_MARK)
 	@$(AUDIT_STEP)
@@ -217,6 +223,18 @@ bench: $(STAMP)
 	@if $(PY) -c "from ppm.core.cuda_scorer import gpu_available as g; raise SystemExit(not g())"; \
 	then $(PY) -m scripts.bench_gpu --threads $(N_JOBS); \
 	else echo "make bench: no GPU visible to numba.cuda, scripts.bench_gpu skipped"; fi
+
+# The coverage study of the n_hat intervals (scripts/coverage.py, docs/model.md): each rate
+# claim's design simulated from known success curves, both readings, into $(RESULTS)/coverage.csv
+# (about 17 CPU minutes at N_JOBS=1, and about 40 more for C9, C13 and C12's designs,
+# analysis/coverage_designs.py, merged into the same CSV; PROFILE=quick: 10 data sets, 50 replicates).
+coverage: $(STAMP)
+	@mkdir -p $(RESULTS)
+	$(PY) -m scripts.coverage --n-jobs $(N_JOBS) --out $(RESULTS)/coverage.csv --overwrite-committed \
+	  $(if $(filter quick,$(PROFILE)),--datasets 10 --n-boot 50)
+	$(PY) -m scripts.coverage --n-jobs $(N_JOBS) --out $(RESULTS)/coverage.csv --overwrite-committed \
+	  --merge --designs c9_domain_d1 c13_generic_plateau c12_grid_halfplanes \
+	  $(if $(filter quick,$(PROFILE)),--datasets 10 --n-boot 50)
 
 clean-cache:
 	rm -rf $(RESULTS)/cache $(OUTPUTS)

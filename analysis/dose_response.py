@@ -114,8 +114,8 @@ def pava(k, t) -> np.ndarray:
 def cir_crossing(ns, k, t, target) -> tuple[float, str]:
     """Centred isotonic regression's crossing of ``target`` (Oron and Flournoy 2017).
 
-    The PAVA fit's pooled blocks are placed at their trials-weighted mean ``log n`` and joined
-    linearly (strictly increasing between blocks); the crossing is read on that line. Returns
+    The PAVA fit's pooled blocks are placed at their trials-weighted mean ``log n`` (a block at
+    0 or 1 keeps its cells) and joined linearly; the crossing is read on that line. Returns
     ``(n, censored)`` with ``censored`` "right" (``n = ns[-1]``) when the fit stays below the
     target, "left" (``n = ns[0]``) when it starts at or above it, else "".
     """
@@ -128,17 +128,28 @@ def _cir_from_iso(x, t, fit, target) -> tuple[float, str]:
         return float(math.exp(x[-1])), "right"
     if fit[0] >= target - _FRAC_TOL:
         return float(math.exp(x[0])), "left"
-    # blocks: runs of equal fitted values
+    # blocks: runs of equal fitted values. An interior block shrinks to one point at its
+    # trials-weighted mean log n; a block on the boundary (0 or 1) keeps every cell, as
+    # Oron and Flournoy's CIR does: a run of all-success cells is no monotonicity violation,
+    # and centring it would move the curve's arrival at 1 far past the crossing.
     starts = np.flatnonzero(np.r_[True, np.abs(np.diff(fit)) > 1e-12])
-    wx = np.add.reduceat(x * t, starts)
-    bx = wx / np.add.reduceat(t, starts)
-    by = fit[starts]
-    j = int(np.flatnonzero(by >= target - _FRAC_TOL)[0])
-    if j == 0:  # the first block straddles the crossing: its centre is the best reading
-        return float(math.exp(bx[0])), ""
-    y0, y1 = by[j - 1], by[j]
+    ends = np.r_[starts[1:], fit.size]
+    px, py = [], []
+    for s0, e0 in zip(starts, ends):
+        y = fit[s0]
+        if y <= 1e-12 or y >= 1.0 - 1e-12:
+            px.extend(x[s0:e0])
+            py.extend([y] * (e0 - s0))
+        else:
+            px.append(float(np.average(x[s0:e0], weights=t[s0:e0])))
+            py.append(y)
+    px, py = np.asarray(px), np.asarray(py)
+    j = int(np.flatnonzero(py >= target - _FRAC_TOL)[0])
+    if j == 0:  # the first point straddles the crossing: its centre is the best reading
+        return float(math.exp(px[0])), ""
+    y0, y1 = py[j - 1], py[j]
     u = min(max((target - y0) / (y1 - y0), 0.0), 1.0)
-    return float(math.exp(bx[j - 1] + u * (bx[j] - bx[j - 1]))), ""
+    return float(math.exp(px[j - 1] + u * (px[j] - px[j - 1]))), ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -354,9 +365,9 @@ def lack_of_fit(point: CurveReads, boot: CurveReads, level=LOF_LEVEL) -> list[st
     from the fit: ``log cir - log cir_model`` (the isotonic crossing of the data against the
     same crossing read off the fitted curve at the same cells, so that the interpolation
     between cells, which biases the isotonic crossing on a coarse grid, cancels) has a
-    bootstrap interval at ``1 - level / m`` that excludes 0, and the isotonic crossing lies
-    outside the fitted ``n_hat``'s bootstrap interval at the same level (``boot``: the
-    replicates' reads, arrays of shape replicates x cells). A cell whose fit found no increasing curve ("flat") is
+    bootstrap interval at ``1 - level / m`` that excludes 0, and at the point estimate it
+    exceeds the half-width of the fitted ``log n_hat``'s bootstrap interval at the same level
+    (``boot``: the replicates' reads, arrays of shape replicates x cells). A cell whose fit found no increasing curve ("flat") is
     a lack of fit outright. Returns ``[]`` when the model stands.
     """
     fitted = np.flatnonzero(point.status == "fit")
@@ -377,12 +388,14 @@ def lack_of_fit(point: CurveReads, boot: CurveReads, level=LOF_LEVEL) -> list[st
             continue
         d_lo, d_hi = np.quantile(d, [a / 2, 1 - a / 2])
         v_lo, v_hi = np.quantile(v, [a / 2, 1 - a / 2])
-        # both: a departure the bootstrap can tell from noise, and large enough to move the
-        # reading outside the fit's own interval (a tiny systematic gap is not a misfit)
-        if not d_lo <= 0.0 <= d_hi and not v_lo <= point.cir[i] <= v_hi:
-            reasons.append(f"cell {i}: the isotonic crossing {point.cir[i]:.4g} lies outside "
-                           f"the fit's interval [{v_lo:.4g}, {v_hi:.4g}] and departs from the "
-                           f"fitted curve's own {point.cir_model[i]:.4g}")
+        gap = abs(math.log(point.cir[i]) - math.log(point.cir_model[i]))
+        # both: a departure the bootstrap can tell from noise, and one larger than the fit's
+        # own half-width (data that reach exactly 1 where the fitted curve only nears it give
+        # a tiny gap of one sign in every replicate: no misfit)
+        if not d_lo <= 0.0 <= d_hi and gap > (math.log(v_hi) - math.log(v_lo)) / 2:
+            reasons.append(f"cell {i}: the isotonic crossing {point.cir[i]:.4g} departs from "
+                           f"the fitted curve's own {point.cir_model[i]:.4g} by more than the "
+                           f"fit's half-width (interval [{v_lo:.4g}, {v_hi:.4g}])")
     return reasons
 
 

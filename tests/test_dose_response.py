@@ -219,3 +219,19 @@ def test_lack_of_fit_reads_flat_cells():
                                                       point.dev_p, v)))
     reasons = lack_of_fit(point, boot)
     assert len(reasons) == 1 and "cell 1" in reasons[0]
+
+
+def test_a_run_of_all_success_cells_is_not_centred():
+    # a steep curve that reaches 1 just after its crossing and stays there: centring the run of
+    # 1s into one block (as an interior violation would be) put its point far past the crossing
+    # and flagged a correct fit as a lack of fit; CIR leaves boundary blocks as they are
+    ns = np.array([512, 600, 720, 850, 1000, 1200, 1440, 1700, 2000, 2800, 3400, 4000, 4700,
+                   5600, 6700, 8000], dtype=float)
+    k = np.array([0, 0, 1, 103] + [160] * 12, dtype=float)
+    t = np.full(ns.size, 160.0)
+    value, cens = cir_crossing(ns, k, t, 0.9)
+    # 0.9 between 850 (103/160) and 1000 (1.0), linearly in log n
+    u = (0.9 - 103 / 160) / (1 - 103 / 160)
+    assert cens == "" and value == pytest.approx(math.exp(math.log(850) + u * math.log(1000 / 850)))
+    # the same curve cut after its first success cell reads the same crossing
+    assert cir_crossing(ns[:5], k[:5], t[:5], 0.9)[0] == pytest.approx(value)
