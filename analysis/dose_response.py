@@ -76,27 +76,24 @@ def current_link() -> str:
 
 
 @contextlib.contextmanager
+def _using(var, name, allowed, what):
+    if name not in allowed:
+        raise ValueError(f"{what} must be one of {allowed}, got {name!r}")
+    token = var.set(name)
+    try:
+        yield
+    finally:
+        var.reset(token)
+
+
 def use_reading(name: str):
     """Read every ``n_hat`` inside the block with ``name`` ("fit" or "grid")."""
-    if name not in READINGS:
-        raise ValueError(f"reading must be one of {READINGS}, got {name!r}")
-    token = _READING.set(name)
-    try:
-        yield
-    finally:
-        _READING.reset(token)
+    return _using(_READING, name, READINGS, "reading")
 
 
-@contextlib.contextmanager
 def use_link(name: str):
     """Fit every dose-response curve inside the block with the link ``name``."""
-    if name not in LINKS:
-        raise ValueError(f"link must be one of {LINKS}, got {name!r}")
-    token = _LINK.set(name)
-    try:
-        yield
-    finally:
-        _LINK.reset(token)
+    return _using(_LINK, name, LINKS, "link")
 
 
 # --------------------------------------------------------------------------------------------

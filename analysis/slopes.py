@@ -100,6 +100,20 @@ def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn
                             slope_fn=slope_fn, keep_censored=keep_censored, curve_id=curve_id)
 
 
+def _least_squares_slope(x, y, _):
+    return loglog_slope(x, y)[0]
+
+
+def _defaults(datasets, curve_id, slope_fn, resample):
+    """:func:`bootstrap`'s defaults: each dataset its own samples, one least-squares log-log
+    slope, trials resampled within every ``(dataset, n)``."""
+    if resample is None:
+        def resample(rng):
+            return [[e[rng.integers(0, e.size, e.size)] for e in errs] for _, errs in datasets]
+    return (list(range(len(datasets))) if curve_id is None else curve_id,
+            slope_fn or _least_squares_slope, resample)
+
+
 def cell_fractions(datasets, cells, ds_errs):
     """Success fractions of every cell at once, one array per cell over its grid: each ``n``'s
     errors sorted once and counted at every alpha of the dataset by ``searchsorted``."""
@@ -121,14 +135,7 @@ def fitted_bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, s
     """:func:`bootstrap` with the fitted (dose-response) reading of ``n_hat``."""
     from analysis.dose_response import lack_of_fit, read_curves
     target = 1.0 - beta
-    if curve_id is None:
-        curve_id = list(range(len(datasets)))
-    if slope_fn is None:
-        def slope_fn(x, y, _):
-            return loglog_slope(x, y)[0]
-    if resample is None:
-        def resample(rng):
-            return [[e[rng.integers(0, e.size, e.size)] for e in errs] for _, errs in datasets]
+    curve_id, slope_fn, resample = _defaults(datasets, curve_id, slope_fn, resample)
     trials = [np.array([e.size for e in errs], dtype=float) for _, errs in datasets]
 
     def curves(fr):
@@ -216,14 +223,7 @@ def grid_bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slo
     their bracket (one measurement read twice is not two readings of the grid).
     """
     target = 1.0 - beta
-    if curve_id is None:
-        curve_id = list(range(len(datasets)))
-    if slope_fn is None:
-        def slope_fn(x, y, _):
-            return loglog_slope(x, y)[0]
-    if resample is None:
-        def resample(rng):
-            return [[e[rng.integers(0, e.size, e.size)] for e in errs] for _, errs in datasets]
+    curve_id, slope_fn, resample = _defaults(datasets, curve_id, slope_fn, resample)
 
     def fractions(ds_errs):
         return cell_fractions(datasets, cells, ds_errs)  # late-bound: the kept cells below
