@@ -94,9 +94,14 @@ def test_margin_is_the_elasticity_margin_and_at_least_the_grid():
 
 def test_interval_is_never_narrower_than_the_grid():
     # every trial alike: no sampling spread at all, yet the interval keeps the grid's bracket
-    fit, _ = _verdict(300.0, coef=5000.0, spread=0.0)
+    from analysis.dose_response import use_reading
+    with use_reading("grid"):
+        fit, _ = _verdict(300.0, coef=5000.0, spread=0.0)
     r_lo, r_hi = fit["resolution"]
     assert fit["lo"] <= r_lo < r_hi <= fit["hi"]
+    assert fit["hi"] - fit["lo"] > 0
+    # the fitted reading: step curves are separated, each replicate draws in the bracket
+    fit, _ = _verdict(300.0, coef=5000.0, spread=0.0)
     assert fit["hi"] - fit["lo"] > 0
 
 

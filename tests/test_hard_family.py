@@ -153,10 +153,19 @@ def test_family_sample_complexity_reads_each_population_at_its_own_alpha():
                 rows.append({"population.alpha_target": a, "n": n,
                              "error": rng.uniform(0, 3 * a) if n < 1000 else a / 2})
     df = pd.DataFrame(rows)
-    fam = family_sample_complexity(df, "population.alpha_target", beta=0.1)
-    for a in (0.01, 0.02):
-        own = empirical_sample_complexity(df[df["population.alpha_target"] == a], [a], 0.1)
-        row = fam[fam["alpha"] == a].iloc[0]
-        assert row["n_hat"] == pytest.approx(own["n_hat"].iloc[0])
-    res = sample_complexity_slope_family(df, "population.alpha_target", beta=0.1, n_boot=0)
+    from analysis.dose_response import use_reading
+    # both readings (the fitted one reads this plateau-then-step curve as right-censored, nan)
+    for reading in ("grid", "fit"):
+        with use_reading(reading):
+            fam = family_sample_complexity(df, "population.alpha_target", beta=0.1)
+            for a in (0.01, 0.02):
+                own = empirical_sample_complexity(df[df["population.alpha_target"] == a],
+                                                  [a], 0.1)
+                row = fam[fam["alpha"] == a].iloc[0]
+                assert row["n_hat"] == pytest.approx(own["n_hat"].iloc[0], nan_ok=True)
+                assert row["censored"] == own["censored"].iloc[0]
+                if reading == "grid":
+                    assert np.isfinite(row["n_hat"])
+    with use_reading("grid"):
+        res = sample_complexity_slope_family(df, "population.alpha_target", beta=0.1, n_boot=0)
     assert res["n_points"] == 2
