@@ -104,6 +104,21 @@ def _defaults(datasets, curve_id, slope_fn, resample):
             slope_fn or _least_squares_slope, resample)
 
 
+def _point_result(cells, vals, point_cens, keep_censored, slope_fn):
+    """The cells that enter (``use``), their x and the point statistic's result dict, the
+    same for both readings (censored cells as bounds: :func:`censored_direction`)."""
+    use = np.ones(len(cells), dtype=bool) if keep_censored else point_cens == ""
+    xs = np.array([c[2] for c in cells], dtype=float)
+    slope = slope_fn(xs[use], vals[use], np.flatnonzero(use))
+    return use, xs, {"slope": slope, "lo": math.nan, "hi": math.nan, "se": math.nan,
+                     "n_points": int(use.sum()), "n_boot_valid": 0, "censored_frac": math.nan,
+                     "resolution": (math.nan, math.nan),
+                     "bounds": int(np.count_nonzero(point_cens[use] != "")),
+                     "n_uncensored": int(np.count_nonzero(point_cens[use] == "")),
+                     "direction": censored_direction(xs[use], vals[use], point_cens[use],
+                                                     np.flatnonzero(use), slope_fn)}
+
+
 def cell_fractions(datasets, cells, ds_errs):
     """Success fractions of every cell at once, one array per cell over its grid: each ``n``'s
     errors sorted once and counted at every alpha of the dataset by ``searchsorted``."""
@@ -135,18 +150,9 @@ def fitted_bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, s
     point = read_curves(curves(cell_fractions(datasets, cells,
                                               [errs for _, errs in datasets])), target)
     vals, point_cens = point.value.astype(float), point.censored.astype(str)
-    use = np.ones(len(cells), dtype=bool) if keep_censored else point_cens == ""
-    xs = np.array([c[2] for c in cells], dtype=float)
-    slope = slope_fn(xs[use], vals[use], np.flatnonzero(use))
-    res = {"slope": slope, "lo": math.nan, "hi": math.nan, "se": math.nan,
-           "n_points": int(use.sum()), "n_boot_valid": 0, "censored_frac": math.nan,
-           "resolution": (math.nan, math.nan),
-           "bounds": int(np.count_nonzero(point_cens[use] != "")),
-           "n_uncensored": int(np.count_nonzero(point_cens[use] == "")),
-           "direction": censored_direction(xs[use], vals[use], point_cens[use],
-                                           np.flatnonzero(use), slope_fn),
-           "status": list(point.status), "n_hat": list(vals), "lack_of_fit": "",
-           "reading": "fit"}
+    use, xs, res = _point_result(cells, vals, point_cens, keep_censored, slope_fn)
+    res.update({"status": list(point.status), "n_hat": list(vals), "lack_of_fit": "",
+                "reading": "fit"})
     if n_boot == 0 or not use.any():
         return res
     kept = np.flatnonzero(use)
@@ -238,16 +244,7 @@ def grid_bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slo
 
     point_fr = fractions([errs for _, errs in datasets])
     vals, point_cens = read(point_fr)
-    use = np.ones(len(cells), dtype=bool) if keep_censored else point_cens == ""
-    xs = np.array([c[2] for c in cells], dtype=float)
-    slope = slope_fn(xs[use], vals[use], np.flatnonzero(use))
-    res = {"slope": slope, "lo": math.nan, "hi": math.nan, "se": math.nan,
-           "n_points": int(use.sum()), "n_boot_valid": 0, "censored_frac": math.nan,
-           "resolution": (math.nan, math.nan),
-           "bounds": int(np.count_nonzero(point_cens[use] != "")),
-           "n_uncensored": int(np.count_nonzero(point_cens[use] == "")),
-           "direction": censored_direction(xs[use], vals[use], point_cens[use],
-                                           np.flatnonzero(use), slope_fn)}
+    use, xs, res = _point_result(cells, vals, point_cens, keep_censored, slope_fn)
     if use.sum() < 2 or n_boot == 0:
         return res
     kept = np.flatnonzero(use)
