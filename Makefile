@@ -131,15 +131,15 @@ SWEEPS_CMD = PPM_ARGS='$(ARGS_SH)' $(PY) -m scripts.run_sweeps --results $(RESUL
   --suffix '$(SUFFIX)' --outputs $(OUTPUTS) --at-once $(SWEEPS_AT_ONCE) --launch '$(PARALLEL)' \
   $(if $(strip $(VERBOSE)),--verbose) $(EXPERIMENTS)
 # C4's two inputs that are not sweeps (claims/c4_mechanism.py): ln|G| from ConstrHalf's |C_pub|
-# (scripts/log_class_size.py) and the exact price of the exponential mechanism
-# (scripts/mechanism_price.py). Made whenever a C4 sweep is in EXPERIMENTS; smaller in the quick
-# profile.
+# (scripts/log_class_size.py) and the exact privacy price of the exponential mechanism at d = 1..3
+# (scripts/mechanism_price.py, design configs/c4_price.yaml; d = 4 is a GPU batch, its rows
+# committed). Made whenever a C4 sweep is in EXPERIMENTS; smaller in the quick profile.
 C4_INPUTS = $(if $(filter c4_%,$(EXPERIMENTS)),yes)
 LOG_CLASS_SIZE_ARGS = $(if $(filter quick,$(PROFILE)),--max-subsets 2e4)
-MECHANISM_PRICE_ARGS = $(if $(filter quick,$(PROFILE)),--trials 3 --dims 1 2)
+MECHANISM_PRICE_ARGS = $(if $(filter quick,$(PROFILE)),--samples 3 --dims 1 2)
 C4_STEP = $(if $(C4_INPUTS),$(PY) -m scripts.log_class_size --out $(RESULTS)/c4_dimension/log_class_size.csv \
   $(LOG_CLASS_SIZE_ARGS) --overwrite-committed && $(PY) -m scripts.mechanism_price \
-  --out $(RESULTS)/c4_dimension/mechanism_price.csv $(MECHANISM_PRICE_ARGS) --overwrite-committed,true)
+  --out $(RESULTS)/c4_dimension/privacy_price.csv $(MECHANISM_PRICE_ARGS) --overwrite-committed,true)
 # Bootstrap replicates of every slope interval in the figures.
 N_BOOT := $(if $(filter quick,$(PROFILE)),50,300)
 

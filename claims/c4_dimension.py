@@ -1,27 +1,24 @@
-"""C4 (Lemma 4.6, Theorem 4.9): the private cost grows with the exact ``ln|G|``, not with d.
+"""C4 (Lemma 4.6, Theorem 4.9): the privacy price grows with the exact ``ln|G|``, not with d.
 
-BMN20 prices the private part of the sample at about ``(ln|G| + ln 1/beta) / (epsilon alpha)``
-with ``ln|G| = O(d^2 ln n_pub)``; a learner paying only the non-private (VC) price grows like d.
-The COUNTED test (:mod:`analysis.private_cost`, docs/claims/c4_dimension.md): per setting
-``(w_pub, epsilon, alpha)`` the private cost ``P(d) = n_hat_PPM(d) - n_hat_ERM(d)`` (ERM on the
-same samples: the non-private part, measured) at d = 1, 2, 3; the increments ratio
-``R = (P(3) - P(2)) / (P(2) - P(1))`` pooled over the settings with the joint bootstrap, against
-the two predictions: ``[min rho_s, max rho_s]`` with ``rho_s`` the same ratio of the exact
-``ln|G|`` each setting's fits scored at its own ``n_pub`` (BMN20), and exactly 1 (d).
+BMN20 prices the private part of the sample through the exponential mechanism's excess, at most
+``(2/epsilon)(ln|G| + ln 1/beta)`` mistakes, with ``ln|G| = O(d^2 ln n_pub)``; a learner paying
+only the non-private (VC) price grows like d. The COUNTED test reads the price from the
+mechanism's exact law at fixed (n, n_pub) (:mod:`claims.c4_price`, docs/claims/c4_dimension.md).
 
-The pool (:data:`COUNTED`) was chosen so that every setting is bracketed at d = 1, 2, 3 by the
-committed trials: w_pub must exceed alpha (below it the all-private constant is already
-accurate), and a small w_pub keeps ``n_pub``, hence ``|G|``, small while n grows:
+This module adds the excess over ERM as a BREAKDOWN (:mod:`analysis.private_cost`): per setting
+``(w_pub, epsilon, alpha)`` ``P(d) = n_hat_PPM(d) - n_hat_ERM(d)`` (ERM on the same samples) at
+d = 1, 2, 3 and the pooled increments ratio ``R = (P(3) - P(2)) / (P(2) - P(1))``, against
+the exact ``ln|G|`` ratios and 1. ``P`` is the non-private cost of learning the larger class G
+plus the privacy price, not the privacy price: it is shown, not counted. The pools:
 
 * w_pub = 0.1: d = 1, 2 from ``c4_epsilon_fit``; d = 3 from ``c4_dimension_d3_wpub`` (epsilon 1,
   10) and ``c4_epsilon_fit_d3`` (2, 4), n <= 224 on the CPU, n = 240..352 on an H100;
 * w_pub = 0.06: d = 1, 2 from ``c4_wpub06_d12``; d = 3 from ``c4_wpub06_d3`` (n <= 224 on the
-  CPU, 256..448 on an H100).
+  CPU, 256..448 on an H100);
+* w_pub = 0.5 (C1 sweeps, ``c4_dimension_d3``, ``c4_dimension_eps10``): d = 3 only at n <= 48.
 
-The pool's other alphas (:data:`POOL_ALPHAS`) are censored at d = 3 and shown as bounds, not
-counted; so is the w_pub = 0.5 pool (C1 sweeps, ``c4_dimension_d3``, ``c4_dimension_eps10``),
-which reaches d = 3 only at n <= 48. The class-size, EM-price and ``A(d)`` rows
-(:mod:`claims.c4_mechanism`) are checks.
+Every setting is shown with its own numbers, censored ones as bounds. The class-size and
+``A(d)`` rows (:mod:`claims.c4_mechanism`) are checks.
 """
 
 from __future__ import annotations
@@ -31,9 +28,8 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from claims import c4_mechanism, plotting
+from claims import c4_mechanism, c4_price, plotting
 from claims.base import Claim, VerdictRow, beta_of
 from claims.outcomes import fit_defect
 from claims.predictions import prediction_verdict
@@ -41,9 +37,8 @@ from claims.verdicts import NOT_MEASURED, fmt_interval
 from analysis.aggregate import ERROR_COL
 from analysis.private_cost import private_cost_ratio_pooled
 from experiments.columns import D, EPSILON, ERM, POPULATION, PPM, W_PUB
-from ppm import bounds
 
-STATEMENT = "private cost grows with the exact ln|G| (~ d^2 ln n_pub), not with d"
+STATEMENT = ("the exponential mechanism's privacy price grows with the exact ln|G| (~ d^2 ln n_pub), not with d")
 C1_SWEEPS = ("c1_realizable_d1", "c1_realizable_d2")
 D3_WPUB = "c4_dimension_d3_wpub"
 D3_FIT = "c4_epsilon_fit_d3"
@@ -52,8 +47,7 @@ EXPERIMENTS = ("c4_dimension_d3", "c4_dimension_eps10", *c4_mechanism.EPSILON_FI
                W06_D12, W06_D3)
 # the alphas read in each small-w_pub pool (all below w_pub) ...
 POOL_ALPHAS = {0.1: (0.05, 0.07, 0.09), 0.06: (0.03, 0.04, 0.05)}
-# ... and the counted settings: those the design brackets at d = 1, 2, 3 (epsilon 1 at alpha
-# 0.05, 0.07 and w_pub 0.1 would need n ~ 500-650 at d = 3: |G| ~ 1e13-1e14 per fit)
+# ... and the settings the pooled breakdown reads: those the sweeps bracket at d = 1, 2, 3
 COUNTED = {(0.1, 1.0): (0.09,), (0.1, 2.0): (0.05, 0.07, 0.09), (0.1, 4.0): (0.05, 0.07, 0.09),
            (0.1, 10.0): (0.05, 0.07, 0.09), (0.06, 1.0): (0.05,), (0.06, 2.0): (0.04, 0.05),
            (0.06, 4.0): (0.03, 0.04, 0.05), (0.06, 10.0): (0.03, 0.04, 0.05)}
@@ -125,33 +119,18 @@ def _fmt(v) -> str:
     return ", ".join(f"{x:.0f}" for x in v)
 
 
-def _what_would_separate(fit: dict, trials: int = 100) -> str:
-    """What would separate the predictions: an interval narrower than the gap between them,
-    i.e. about ``(width / gap)^2`` times the trials per cell (an interval shrinks ~
-    1/sqrt(trials)), on a grid whose resolution alone is narrower than the gap too."""
-    gap = fit["predicted"][0] - 1.0
-    width, res = fit["hi"] - fit["lo"], fit["resolution"][1] - fit["resolution"][0]
-    if not (np.isfinite(width) and gap > 0 and width > gap):
-        return ""
-    k = math.ceil((width / gap) ** 2 * 10) / 10
-    grid = (f", on an n grid finer than now (its resolution alone spans {res:.2f})"
-            if np.isfinite(res) and res >= 0.5 * gap else "")
-    return (f"; separating them needs an interval narrower than the {gap:.2f} between them "
-            f"(now {width:.2f} wide): about {k:g}x the {trials} trials per cell{grid}")
-
-
 def counted_row(fit: dict) -> VerdictRow:
     n_set, pred = len(fit["settings"]), fit["predicted"]
     by_w = pd.Series([w for w, _, _ in fit["settings"]]).value_counts().sort_index(ascending=False)
     verdict = (NOT_MEASURED if not n_set else fit_defect(fit) or prediction_verdict(
         fit["lo"], fit["hi"], fit["ratio"], pred, (1.0, 1.0), NAMES, fit["direction"]))
-    if verdict.startswith("inconclusive (cannot"):
-        verdict = verdict[:-1] + _what_would_separate(fit) + ")"
+    verdict = ("breakdown (the excess over ERM: the non-private cost of the class G plus the "
+               "privacy price, not counted; the counted test is the privacy price): " + verdict)
     excl = "; ".join(f"w_pub {w:g} eps {e:g} alpha {a:g}: {why}"
                      for w, e, a, why in fit["excluded"])
     return VerdictRow(
         claim="C4", figure="c4_dimension",
-        setting=f"private cost vs d (counted test): increments ratio R = (P(3) - P(2)) / "
+        setting=f"excess over ERM vs d: increments ratio R = (P(3) - P(2)) / "
                 f"(P(2) - P(1)) of P(d) = n_hat_PPM - n_hat_ERM, pooled over {n_set} settings "
                 f"(" + ", ".join(f"w_pub {w:g}: {c}" for w, c in by_w.items()) + "), joint "
                 "bootstrap over trials",
@@ -171,7 +150,7 @@ def counted_row(fit: dict) -> VerdictRow:
                f"ln|G| ratio; {fit['weighted']:.2f} with the theory's scales 1/(eps alpha)); "
                "alternative d (VC, the non-private price): R = 1",
         verdict=verdict, slope=fit["ratio"], slope_lo=fit["lo"], slope_hi=fit["hi"],
-        extra="counted test")
+        extra="excess over ERM")
 
 
 def _setting_row(label, s: dict, note: str, source: str) -> VerdictRow:
@@ -223,64 +202,11 @@ def _breakdown(t, setting, beta, note, source) -> list[VerdictRow]:
                        epsilon=e, alpha=a, w_pub=w, extra=source)]
 
 
-H100_RATE = 3e11  # level-3 hypotheses/s measured on an H100 (docs/gpu.md, results/bench_gpu.csv)
-
-
-def d4_projection(label, s: dict, trials: int = 100, cells: int = 6) -> dict:
-    """Where d = 4 would cross, projected from the setting's d = 1, 2, 3 under the ln|G|
-    model, and what one GPU batch would cost there.
-
-    ``P(4) = P(3) + c (L(4) - L(3))`` with ``c = (P(3) - P(1)) / (L(3) - L(1))`` and ``L(4)``
-    the exact ``ln|G|`` at d = 4 and ``n_pub = w_pub n_hat(4)`` (general position,
-    ``ppm.bounds.hypothesis_class_size``), ERM's n_hat extended linearly; solved by fixed-point
-    iteration. The cost: ``E|G|`` over ``n_pub ~ Binomial(n_hat(4), w_pub)`` per fit, times
-    ``trials`` fits per cell and ``cells`` grid cells around the crossing, at
-    :data:`H100_RATE`."""
-    w_pub = label[0]
-    p, lg, erm = s["private"], s["log_g"], s[ERM]
-    c = (p[2] - p[0]) / (lg[2] - lg[0])
-    erm4 = erm[2] + (erm[2] - erm[1])
-    n4 = s[PPM][2]
-    for _ in range(50):
-        l4 = math.log(bounds.hypothesis_class_size(max(1, round(w_pub * n4)), 4))
-        n4 = erm4 + p[2] + c * (l4 - lg[2])
-    k = np.arange(0, int(n4) + 1)
-    pmf = stats.binom.pmf(k, int(round(n4)), w_pub)
-    size = float(sum(q * bounds.hypothesis_class_size(int(j), 4) for j, q in zip(k, pmf)
-                     if q > 1e-12))
-    return {"n_hat": n4, "n_pub": w_pub * n4, "log_g": l4, "size": size,
-            "minutes": size * trials * cells / H100_RATE / 60.0}
-
-
-def d4_row(fit: dict) -> VerdictRow | None:
-    """The d = 4 projections of the counted settings (a reference, not a verdict)."""
-    if not fit["settings"]:
-        return None
-    proj = {k: d4_projection(k, fit["per_setting"][k]) for k in fit["settings"]}
-    best = min(proj, key=lambda k: proj[k]["minutes"])
-    return VerdictRow(
-        claim="C4", figure="c4_dimension",
-        setting="d = 4 projected from d = 1, 2, 3 under the ln|G| model (counted settings): "
-                "n_hat(4), its n_pub and the H100 time of one batch (6 cells x 100 trials)",
-        paper=PAPER,
-        measured="; ".join(f"w_pub {w:g} eps {e:g} alpha {a:g}: n_hat(4) ~ {v['n_hat']:.0f}, "
-                           f"n_pub ~ {v['n_pub']:.0f}, E|G| = {v['size']:.1e}, "
-                           f"{v['minutes']:.2g} H100-min"
-                           for (w, e, a), v in proj.items())
-                 + f"; cheapest: w_pub {best[0]:g} eps {best[1]:g} alpha {best[2]:g} at "
-                   f"{proj[best]['minutes']:.2g} H100-minutes",
-        theory="a batch must fit 30 H100-minutes (docs/gpu.md)",
-        verdict="reference (a projection for planning, not counted): "
-                + ("one setting fits a 30-minute batch" if proj[best]["minutes"] <= 30
-                   else "no setting fits a 30-minute batch"),
-        extra="d4 projection")
-
-
 def analyse(results) -> list[VerdictRow]:
     fit = counted_test(results, results.n_boot)
-    head = [counted_row(fit)] if fit is not None else []
-    d4 = d4_row(fit) if fit is not None else None
-    return head + setting_rows(results) + ([d4] if d4 else []) + c4_mechanism.analyse(results)
+    pooled = [counted_row(fit)] if fit is not None else []
+    return (c4_price.analyse(results) + pooled + setting_rows(results)
+            + c4_mechanism.analyse(results))
 
 
 # ------------------------------------------------------------------------------------------
@@ -307,7 +233,8 @@ def _normalised_panel(ax, fit: dict) -> None:
     ax.set_xticks([1, 2, 3])
     ax.set_xlabel("dimension d")
     ax.set_ylabel("normalised private cost (P(d) - P(1)) / (P(2) - P(1))")
-    ax.set_title(f"(A) counted test: R = {fmt_interval(fit['ratio'], fit['lo'], fit['hi'])}; "
+    ax.set_title(f"(B) breakdown, excess over ERM: R = "
+                 f"{fmt_interval(fit['ratio'], fit['lo'], fit['hi'])}; "
                  f"ln|G| predicts [{fit['predicted'][0]:.2f}, {fit['predicted'][1]:.2f}], "
                  "d predicts 1", fontsize=8)
     ax.grid(True, alpha=0.3)
@@ -331,7 +258,7 @@ def _cost_vs_log_g_panel(ax, fit: dict) -> None:
     ax.plot([], [], "o-", color="C1", label="w_pub = 0.06 settings")
     ax.set_xlabel(r"exact $\ln|G| + \ln(1/\beta)$ at $n_{pub} = w_{pub}\,\hat n$ (d = 1, 2, 3)")
     ax.set_ylabel(r"private cost $P \cdot \epsilon\alpha$")
-    ax.set_title("(B) the private cost against the exact ln|G| (a straight line per setting "
+    ax.set_title("(C) the excess over ERM against the exact ln|G| (a straight line per setting "
                  "if P grows with ln|G|)", fontsize=8)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=6)
@@ -361,36 +288,36 @@ def _nhat_panel(ax, fit: dict, w_pub: float) -> bool:
     ax.set_xticks([1, 2, 3])
     ax.set_xlabel("dimension d")
     ax.set_ylabel(f"n_hat (beta = {fit['beta']:g})")
-    ax.set_title(f"(C) n_hat vs d at w_pub = {w_pub:g}, counted settings", fontsize=8)
+    ax.set_title(f"(D) n_hat vs d at w_pub = {w_pub:g}, the pooled settings", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=5, ncol=2)
     return True
 
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
-    """Top row: the counted test; bottom row: where ln|G| comes from (class size, EM price,
-    A(d): checks)."""
+    """(A) the counted test, the privacy price vs d; (B)-(D) the excess over ERM (breakdown);
+    then where ln|G| comes from and A(d) (checks)."""
     fit = counted_test(results, 0)
-    head = [r for r in rows if r.extra == "counted test"]
-    if fit is not None and head:
-        fit.update(lo=head[0].slope_lo, hi=head[0].slope_hi)
-    drawers = (c4_mechanism.class_size_panel, c4_mechanism.price_panel,
-               c4_mechanism.a_of_d_panel)
+    pooled = [r for r in rows if r.extra == "excess over ERM"]
+    if fit is not None and pooled:
+        fit.update(lo=pooled[0].slope_lo, hi=pooled[0].slope_hi)
     fig, axes = plt.subplots(2, 4, figsize=(22.4, 11.2), squeeze=False)
-    used = []
+    cells = [ax for row in axes for ax in row]
+    used = [cells[0]] if c4_price.price_panel(cells[0], results) else []
     if fit is not None and fit["settings"]:
-        _normalised_panel(axes[0][0], fit)
-        _cost_vs_log_g_panel(axes[0][1], fit)
-        used += [axes[0][0], axes[0][1]]
-        used += [ax for ax, w in zip(axes[0][2:], (0.1, 0.06)) if _nhat_panel(ax, fit, w)]
-    used += [ax for ax, draw in zip(axes[1], drawers) if draw(ax, results)]
+        _normalised_panel(cells[1], fit)
+        _cost_vs_log_g_panel(cells[2], fit)
+        used += [cells[1], cells[2]]
+        used += [ax for ax, w in zip(cells[3:5], (0.1, 0.06)) if _nhat_panel(ax, fit, w)]
+    used += [ax for ax, draw in zip(cells[5:], (c4_mechanism.class_size_panel,
+                                                c4_mechanism.a_of_d_panel)) if draw(ax, results)]
     plotting.compact(fig, axes, used, (5.6, 5.6))
-    verdict = head[0].verdict.split(";")[0].split(" (")[0] if head else "not measured here"
-    if head and fit is not None and fit["settings"]:
-        verdict += (f": R = {fmt_interval(fit['ratio'], fit['lo'], fit['hi'])}, ln|G| predicts "
-                    f"[{fit['predicted'][0]:.2f}, {fit['predicted'][1]:.2f}], d predicts 1")
+    head = [r for r in rows if r.extra == "counted test"]
+    verdict = (f"{head[0].verdict.split(' (')[0]}: R = "
+               f"{fmt_interval(head[0].slope, head[0].slope_lo, head[0].slope_hi)}"
+               if head else "not measured here")
     plotting.save(fig, out_dir, "c4_dimension",
-                  f"C4: does the private cost grow with the exact ln|G| or with d? {verdict}")
+                  f"C4: does the mechanism's privacy price grow with ln|G| or with d? {verdict}")
 
 
 CLAIM = Claim(id="C4", name="c4_dimension", statement=STATEMENT, experiments=EXPERIMENTS,

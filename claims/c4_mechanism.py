@@ -9,13 +9,7 @@ Three readings of Theorem 4.9's ``d^2 log`` term that do not go through the end-
     MEASURED: the local exponent of ``ln|G|`` in ``ln n_pub`` per d, to be compared with ``d^2``
     (docs/model.md §4: ``|C_pub| ~ 2 n_pub^d / d!``, ``|G| ~ |C_pub|^d / d!``). This is a
     property of the class, no sampling noise.
-(b) The exponential mechanism's price (``results/c4_dimension/mechanism_price.csv``, computed by
-    :mod:`analysis.mechanism_price`, written by ``scripts/mechanism_price.py``, a non-private
-    research diagnostic): the exact
-    ``(1 - beta)``-quantile of ``m(g_hat) - min_G m`` per trial sample, against Lemma 4.6's
-    ``(2/epsilon)(ln|G| + ln(1/beta))``. BOUNDED: the lemma says the quantile is at most the
-    bound on every sample (:func:`bound_check_verdict`); MEASURED: how the mean excess grows
-    with ``ln|G|``.
+(b) The exponential mechanism's exact price, C4's counted test, is :mod:`claims.c4_price`.
 (c) ``A(d)`` of ``n_hat ~ A(d)/epsilon + B(d)`` (w_pub = 0.1; ``c4_epsilon_fit``: d = 1, 2;
     ``c4_epsilon_fit_d3`` and ``c4_dimension_d3_wpub``: d = 3; epsilon in {1, 2, 4, 10}):
     the privacy cost separated from the non-private one, reported against d. Lemma 4.6 in
@@ -23,8 +17,8 @@ Three readings of Theorem 4.9's ``d^2 log`` term that do not go through the end-
     upper bound, tested one-sidedly (:func:`lemma_4_6_verdict`); the slope of ``log A`` on
     ``log ln|G|`` is shown as a reference only (the lemma does not fix A's shape).
 
-(a) and (b) can fail only through a bug (an exact count; a bound on the exact law of the
-mechanism): they are built-in checks (:func:`claims.verdicts.check_verdict`), not settings.
+(a) and (c) are bounds every measurement must satisfy: built-in checks
+(:func:`claims.verdicts.check_verdict`), not settings.
 """
 
 from __future__ import annotations
@@ -36,14 +30,13 @@ import pandas as pd
 
 from claims.base import VerdictRow, beta_of
 from claims.verdicts import NOT_MEASURED, check_verdict, fmt_interval, verdict
-from analysis import class_size, mechanism_price
+from analysis import class_size
 from analysis.class_size import fit_d2, local_exponents
 from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
 from analysis.aggregate import ERROR_COL
 from experiments import columns
 
 CLASS_SIZE_CSV = class_size.CSV
-PRICE_CSV = mechanism_price.CSV
 EPSILON_FIT = "c4_epsilon_fit"
 # d = 1, 2 (every epsilon); d = 3 at epsilon 2, 4; d = 3 at epsilon 1, 10 (n <= 160)
 EPSILON_FIT_SWEEPS = (EPSILON_FIT, "c4_epsilon_fit_d3", "c4_dimension_d3_wpub")
@@ -90,67 +83,6 @@ def class_size_row(results) -> list[VerdictRow]:
         verdict=check_verdict(verdict(lo, hi, slopes[0], 2.0, 2.0, len(ds)) == "holds",
                               "the exponent of ln|G| does not grow like d^2"),
         slope=slopes[0], slope_lo=lo, slope_hi=hi, extra="ln|G| growth")]
-
-
-# ------------------------------------------------------------------------------------------
-# (b) the mechanism's price (Lemma 4.6)
-# ------------------------------------------------------------------------------------------
-
-
-def bound_check_verdict(n_within: int, n_total: int) -> str:
-    """A bound that must hold on every sample (Lemma 4.6's quantile of the exact law): a
-    built-in check (it can fail only through a bug), passed iff it holds on every sample."""
-    if n_total == 0:
-        return "not measured"
-    return check_verdict(n_within == n_total,
-                         f"{n_total - n_within} of {n_total} samples above the bound")
-
-
-def _price_slope(g: pd.DataFrame, n_boot: int, seed: int = 0) -> tuple[float, float, float]:
-    """Slope of log mean excess on log mean ln|G| across d, bootstrap over trials per d."""
-    def slope(parts):
-        x = [p["log_G"].mean() for p in parts]
-        y = [p["excess_mean"].mean() for p in parts]
-        return loglog_slope(np.array(x), np.array(y))[0] if min(y) > 0 else math.nan
-    parts = [p for _, p in g.groupby("d")]
-    rng = np.random.default_rng(seed)
-    boot = [slope([p.iloc[rng.integers(0, len(p), len(p))] for p in parts])
-            for _ in range(n_boot)]
-    boot = np.array([b for b in boot if np.isfinite(b)])
-    if boot.size == 0:
-        return slope(parts), math.nan, math.nan
-    return slope(parts), float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
-
-
-def price_rows(results) -> list[VerdictRow]:
-    df = _read(results, PRICE_CSV)
-    if df is None:
-        return []
-    rows = []
-    for eps, g in df.groupby("epsilon"):
-        per_d = g.groupby("d").agg(log_G=("log_G", "mean"), avg=("excess_mean", "mean"),
-                                   q=("excess_q", "mean"), bound=("em_bound", "mean"),
-                                   trials=("trial", "nunique"), n_pub=("n_pub", "mean"))
-        within = int((g["excess_q"] <= g["em_bound"]).sum())
-        s, lo, hi = _price_slope(g, results.n_boot)
-        n, beta = int(g["n"].iloc[0]), float(g["beta"].iloc[0])
-        rows.append(VerdictRow(
-            claim="C4", figure=FIGURE,
-            setting=f"EM price at n={n}, w_pub=0.5, epsilon={eps:g}, d="
-                    + ",".join(str(int(d)) for d in per_d.index)
-                    + f" ({int(per_d.trials.min())} samples per d, exact law of the mechanism)",
-            paper="Lemma 4.6: m(g_hat) - min_G m <= (2/eps)(ln|G| + ln(1/beta)) w.p. 1-beta",
-            measured="mean excess mistakes / (1-beta)-quantile / bound: " + "; ".join(
-                f"d={int(d)}: {r.avg:.3g} / {r.q:.3g} / {r.bound:.3g} (ln|G| {r.log_G:.1f})"
-                for d, r in per_d.iterrows())
-                + f"; quantile within the bound on {within}/{len(g)} samples; slope of log "
-                f"mean excess vs log ln|G| = {fmt_interval(s, lo, hi)}",
-            theory=f"quantile <= (2/eps)(ln|G| + ln(1/beta)) on every sample (beta = {beta:g}); "
-                   "the bound grows linearly in ln|G|",
-            verdict=bound_check_verdict(within, len(g)),
-            slope=s, slope_lo=lo, slope_hi=hi, epsilon=float(eps), w_pub=0.5,
-            extra="mechanism price"))
-    return rows
 
 
 # ------------------------------------------------------------------------------------------
@@ -323,7 +255,7 @@ def epsilon_fit_rows(results) -> list[VerdictRow]:
 
 
 def analyse(results) -> list[VerdictRow]:
-    return class_size_row(results) + price_rows(results) + epsilon_fit_rows(results)
+    return class_size_row(results) + epsilon_fit_rows(results)
 
 
 # ------------------------------------------------------------------------------------------
@@ -354,30 +286,6 @@ def class_size_panel(ax, results) -> bool:
     ax.set_ylabel(r"$\ln |G|$ (exact)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
-    return True
-
-
-def price_panel(ax, results) -> bool:
-    df = _read(results, PRICE_CSV)
-    if df is None:
-        return False
-    for i, (eps, g) in enumerate(df.groupby("epsilon")):
-        per_d = g.groupby("d").agg(log_G=("log_G", "mean"), avg=("excess_mean", "mean"),
-                                   q=("excess_q", "mean"), bound=("em_bound", "mean"))
-        ax.plot(per_d.log_G, per_d["avg"], "o-", color=f"C{i}",
-                label=f"eps = {eps:g}: mean excess")
-        ax.plot(per_d.log_G, per_d.q, "s:", color=f"C{i}", label=f"eps = {eps:g}: 90% quantile")
-        ax.plot(per_d.log_G, per_d.bound, "--", color=f"C{i}", lw=1,
-                label=f"eps = {eps:g}: Lemma 4.6 bound")
-        for d, r in per_d.iterrows():
-            ax.annotate(f"d={int(d)}", (r.log_G, r["avg"]), fontsize=7)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(r"$\ln|G|$ (mean over samples, n = %d)" % int(df["n"].iloc[0]))
-    ax.set_ylabel(r"excess training mistakes $m(\hat g) - \min_G m$")
-    ax.set_title("(b) the exponential mechanism's price (exact law)", fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6, ncol=2)
     return True
 
 

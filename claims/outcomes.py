@@ -27,6 +27,9 @@ MIN_POINTS = 3  # a slope through fewer uncensored points has no bootstrap worth
 HOLDS = "holds"
 FAILS = "does not hold"
 FASTER = "faster than the worst case on this population"
+# An upper bound's growth read between its two references (C4: the privacy price grows faster
+# than the alternative d, slower than the bound's ln|G|): an outcome in its own right.
+BETWEEN = "between: faster than d, slower than the bound"
 NOT_MEASURED = "not measured"
 
 

@@ -46,7 +46,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from claims.outcomes import (FAILS, FASTER, HOLDS, LEVEL, NOT_MEASURED, SLOPE_TOL, fit_defect,
+from claims.outcomes import (BETWEEN, FAILS, FASTER, HOLDS, LEVEL, NOT_MEASURED, SLOPE_TOL,
+                             fit_defect,
                              inconclusive, interval_defect)
 
 # Kept for the modules that still print normal intervals (C8); new code uses mean_ci (t).
@@ -262,6 +263,8 @@ def _kind(v: str) -> str:
         return "holds"
     if v.startswith("faster"):
         return "faster"
+    if v.startswith("between"):
+        return "between"
     return "fails"
 
 
@@ -297,8 +300,8 @@ def _combined(v: list[str]) -> str:
     conclusive = m - n_inc
     if 2 * conclusive <= m:
         return f"inconclusive ({conclusive} of {m} settings conclusive)"
-    words = {"holds": "holds", "faster": FASTER, "fails": "does not hold"}
-    found = [k for k in ("holds", "faster", "fails") if kinds.get(k, 0)]
+    words = {"holds": "holds", "faster": FASTER, "between": BETWEEN, "fails": "does not hold"}
+    found = [k for k in ("holds", "faster", "between", "fails") if kinds.get(k, 0)]
     caveat = "holds" in found and any(x != HOLDS and _kind(x) == "holds" for x in v)
     parts = []
     for k in found:

@@ -8,6 +8,13 @@ A batch file (``batches/gpu/<name>.yaml``, docs/gpu.md "GPU batches")::
       - experiment: c4_wpub06_d3
         overrides: ["learner.epsilon=1.0,2.0", "n=576,512,480", "trials=100"]
 
+A batch of C4's exact privacy price (``configs/c4_price.yaml``: whole score histograms, no
+sweep) names the dimensions instead of experiments::
+
+    name: c4_price_d4
+    price:
+      dims: [4]
+
 An override with commas is a sweep over its values (Hydra's multirun: the experiment's own
 ``hydra.sweeper.params`` first, an override of one of its keys replacing that key's values in
 place, cells the Cartesian product in key order). :func:`load` checks the file and
@@ -39,7 +46,8 @@ EXPERIMENT_DIR = REPO / "configs" / "experiment"
 BUDGET_MINUTES = 30.0
 WORKERS = 8
 MAX_HYPOTHESES = 1e14
-TOP_KEYS = ("name", "experiments")
+TOP_KEYS = ("name", "experiments", "price")
+PRICE_KEYS = ("dims",)
 ENTRY_KEYS = ("experiment", "overrides")
 # keys the runner sets (execution-only); a batch may not override them
 RUNNER_KEYS = ("experiment", "results_root", "n_jobs", "learner.device",
@@ -71,6 +79,7 @@ class Batch:
     path: Path
     name: str
     entries: list[Entry]
+    price_dims: tuple[int, ...] = ()  # a price batch: these d of configs/c4_price.yaml
 
 
 def _key(override: str) -> str:
@@ -96,6 +105,8 @@ def load(path) -> Batch:
     if not isinstance(name, str) or not _NAME.match(name):
         raise BatchError(f"{where}: name must be a word of letters, digits, '_', '.', '-', "
                          f"got {name!r}")
+    if "price" in data:
+        return Batch(path, name, [], _price_dims(data, where))
     items = data.get("experiments")
     if not isinstance(items, list) or not items:
         raise BatchError(f"{where}: experiments must be a non-empty list, got {items!r}")
@@ -134,6 +145,31 @@ def load(path) -> Batch:
             raise BatchError(f"{at} ({exp}): {dup} is overridden twice")
         entries.append(Entry(exp, epsilon_first(overrides)))
     return Batch(path, name, entries)
+
+
+def _price_dims(data: dict, where: str) -> tuple[int, ...]:
+    """The dimensions of a price batch (no ``experiments`` beside it)."""
+    if "experiments" in data:
+        raise BatchError(f"{where}: a batch has either experiments or price, not both")
+    price = data["price"]
+    _check_mapping(price, PRICE_KEYS, f"{where}: price", repr(price))
+    dims = price.get("dims")
+    if (not isinstance(dims, list) or not dims
+            or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in dims)):
+        raise BatchError(f"{where}: price.dims must be a non-empty list of dimensions >= 1, "
+                         f"got {dims!r}")
+    return tuple(dims)
+
+
+def price_command(batch: Batch, out, device: str = "cuda") -> list[str]:
+    """The run of a price batch: C4's price table at its dimensions, into ``out``."""
+    return [sys.executable, "-m", "scripts.mechanism_price", "--dims",
+            *map(str, batch.price_dims), "--device", device,
+            "--out", str(Path(out) / PRICE_CSV_GPU)]
+
+
+#: where a price batch writes its rows under its results root (analysis.mechanism_price.CSV_GPU)
+PRICE_CSV_GPU = "c4_dimension/privacy_price_gpu.csv"
 
 
 def epsilon_first(overrides: list[str]) -> list[str]:

@@ -2,6 +2,7 @@
 
     python -m scripts.gpu_batch batches/gpu/c4_wpub06_d3_tail.yaml --estimate
     python -m scripts.gpu_batch batches/gpu/c4_wpub06_d3_tail.yaml [--out DIR]
+    python -m scripts.gpu_batch batches/gpu/c4_price_d4.yaml --estimate   # C4's price table
 
 ``--estimate`` prints per cell the experiment, its overrides, trials, the expected ``|G|`` per
 fit, the cell's summed ``|G|`` (and the part it scores: a later epsilon on the same samples
@@ -11,7 +12,10 @@ unless ``--force``. Without ``--estimate`` each experiment runs as one multirun
 (``experiments.run`` with ``learner.device=cuda``, 8 trial workers, ``--out`` as its results
 root, resuming from the trial cache there), then ``<out>/<experiment>/trials.csv`` and
 ``n_hat.csv`` are written by the project's aggregation, ready to commit (docs/gpu.md
-"GPU batches"). Runs from the repository root with ``PYTHONPATH=.``; the batch logic lives in
+"GPU batches"). A price batch (``price: {dims: [4]}``) prices and runs C4's exact price table
+(``configs/c4_price.yaml``, ``scripts/mechanism_price.py --device cuda``) at those d: the exact
+``|G|`` of every sample from ConstrHalf, at the level-4 rate of experiments/cost.py. Runs from
+the repository root with ``PYTHONPATH=.``; the batch logic lives in
 experiments/gpu_batch.py.
 """
 
@@ -76,6 +80,8 @@ def main(argv=None) -> None:
         if committed.is_committed(out) or out == committed.COMMITTED.resolve():
             _fail(f"--out {out}: the committed results/ is no scratch root; write to "
                   f"results/local/gpu/{batch.name} (the default) and commit the rows by hand")
+        if batch.price_dims:
+            return price_batch(batch, out, args)
         cells = gpu_batch.cells(batch, out, args.device, args.workers)
     except gpu_batch.BatchError as exc:
         _fail(str(exc))
@@ -96,6 +102,55 @@ def main(argv=None) -> None:
         _fail(f"cell {big.experiment} [{' '.join(big.shown)}] draws |G| = "
               f"{big.max_hypotheses:.3g} > max_hypotheses {gpu_batch.MAX_HYPOTHESES:g}")
     run(batch, cells, out, args.device, args.workers, total)
+
+
+def price_estimate(batch) -> tuple[float, list[str]]:
+    """H100-minutes of a price batch and its estimate table (one line per d, then the total)."""
+    from analysis import mechanism_price as mp
+
+    design = mp.load_design()
+    lines = [f"{'d':>3} {'samples':>8} {'E|G|/sample':>12} {'sum |G|':>10} {'H100 s':>8}"]
+    total = 0.0
+    for d in batch.price_dims:
+        sizes = mp.class_sizes(design, d)
+        sec = cost.price_seconds(sizes, d, design.n)
+        total += sec
+        lines.append(f"{d:>3} {len(sizes):>8} {sum(sizes) / len(sizes):>12.3g} "
+                     f"{float(sum(sizes)):>10.3g} {sec:>8.1f}")
+    lines.append(f"total: {total / 60:.1f} H100-minutes (budget {gpu_batch.BUDGET_MINUTES:g}; "
+                 f"model: experiments/cost.py; design configs/c4_price.yaml, n = {design.n}, "
+                 f"n_pub = {design.n_pub})")
+    return total / 60, lines
+
+
+def price_batch(batch, out: Path, args) -> None:
+    """Estimate or run a price batch (C4's exact privacy price at ``batch.price_dims``)."""
+    minutes, lines = price_estimate(batch)
+    over = minutes > gpu_batch.BUDGET_MINUTES and not args.force
+    if args.estimate:
+        print(f"batch {batch.name} ({args.batch}): C4's price table, H100 estimate per d")
+        print("\n".join(lines), flush=True)
+        if over:
+            _fail(f"batch {batch.name} estimates {minutes:.1f} H100-minutes, over the budget of "
+                  f"{gpu_batch.BUDGET_MINUTES:g}")
+        return
+    if over:
+        _fail(f"batch {batch.name} estimates {minutes:.1f} H100-minutes, over the budget of "
+              f"{gpu_batch.BUDGET_MINUTES:g} (--force to run it)")
+    versions = _versions()
+    cmd = gpu_batch.price_command(batch, out, args.device)
+    print(f"batch {batch.name}: estimate {minutes:.1f} H100-minutes; results root {out}\n"
+          f"versions: {versions}\n  {shlex.join(cmd)}", flush=True)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(gpu_batch.REPO),
+                                                      env.get("PYTHONPATH")]))
+    proc = subprocess.run(cmd, cwd=gpu_batch.REPO, env=env)
+    if proc.returncode != 0:
+        _fail(f"scripts.mechanism_price exited with {proc.returncode}")
+    print(f"\ncomputed with: {versions}\nto commit: {out / gpu_batch.PRICE_CSV_GPU} as "
+          f"results/{gpu_batch.PRICE_CSV_GPU} (make reproduce reads it and recomputes nothing "
+          f"for these d); note the batch file, this command, the versions and the wall time in "
+          f"the commit message")
 
 
 def run(batch, cells, out: Path, device: str, workers: int, total: float) -> None:

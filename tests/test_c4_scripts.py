@@ -31,12 +31,33 @@ def test_log_class_size_marks_infeasible_cells():
     assert list(df["source"]) == ["general_position", "general_position"]
 
 
+def _design(**kw):
+    from analysis.mechanism_price import PriceDesign
+    base = dict(n=12, n_pub=4, samples=2, dims_cpu=(1, 2), dims_gpu=(), epsilons=(1.0, 4.0),
+                counted_epsilon=1.0, beta=0.1, seed=5, w_pub=0.5, margin=0.1)
+    return PriceDesign(**{**base, **kw})
+
+
+def test_fixed_sample_has_exactly_n_pub_public_rows_from_the_population():
+    from analysis.mechanism_price import fixed_sample
+    design = _design(n=40, n_pub=3)
+    X, y, public = fixed_sample(design, 2, 0)
+    assert X.shape == (40, 2) and int(public.sum()) == 3
+    # privacy follows the label in this population: the public rows are one class
+    assert len(set(y[public])) == 1
+    X2, _, _ = fixed_sample(design, 2, 0)
+    assert np.array_equal(X, X2)  # a function of (design, d, sample) only
+    assert not np.array_equal(X, fixed_sample(design, 2, 1)[0])
+    # a public count far above w_pub n needs several chunks: still exact
+    assert int(fixed_sample(_design(n=20, n_pub=18), 1, 0)[2].sum()) == 18
+
+
 def test_mechanism_price_expectation_matches_the_learner():
     # Exact E[m(g_hat)] - min m against the mean training mistakes of real fits (Monte Carlo).
-    d, n, eps, seed = 2, 12, 1.0, 5
-    (row,) = [r for r in sample_rows(d, n, 1, [eps], 0.1, seed) if r["trial"] == 0]
-    pop = GaussianClusters(d=d, w_pub=0.5, margin=0.1)
-    X, y, public = pop.sample(n, random_state=np.random.SeedSequence([seed, d, n, 0]))
+    from analysis.mechanism_price import fixed_sample
+    design, d, eps = _design(), 2, 1.0
+    (row,) = [r for r in sample_rows(design, d, 0) if r["epsilon"] == eps]
+    X, y, public = fixed_sample(design, d, 0)
     hs = construct_halfspaces(X[public], n_features=d)
     ref = ReferenceScorer(hs, X, y, d)
     reps = 3000
@@ -45,6 +66,16 @@ def test_mechanism_price_expectation_matches_the_learner():
         for s in range(reps)]) - row["min_m"]
     assert abs(excess.mean() - row["excess_mean"]) <= 5 * excess.std() / math.sqrt(reps) + 1e-9
     assert row["excess_q"] == pytest.approx(np.quantile(excess, 0.9), abs=1.0)
+    # c_min: the hypotheses at the minimal score, counted by brute force
+    scores = [ref.score(h) for h in iter_hypotheses(len(hs), d)]
+    assert row["log_c_min"] == pytest.approx(math.log(scores.count(min(scores))))
+
+
+def test_c4_price_design_refuses_bad_values():
+    with pytest.raises(ValueError, match="n_pub must be in"):
+        _design(n_pub=12)
+    with pytest.raises(ValueError, match="counted_epsilon 2 is not"):
+        _design(counted_epsilon=2.0)
 
 
 def test_c4_local_exponents_recover_d_squared():
@@ -67,17 +98,6 @@ def test_c4_epsilon_fit_recovers_a_and_b():
     assert all(math.isnan(v) for v in fit_a_b(eps, np.array([np.nan, np.nan, 45.0, np.nan])))
 
 
-def test_c4_bound_check_verdict_fails_on_one_sample():
-    from claims.c4_mechanism import bound_check_verdict
-    from claims.verdicts import CHECK_FAILED, CHECK_PASSED, combined_verdict
-    assert bound_check_verdict(30, 30) == CHECK_PASSED
-    failed = bound_check_verdict(29, 30)
-    assert failed.startswith(CHECK_FAILED) and "1 of 30 samples above the bound" in failed
-    # a check is not a setting, but a failed one heads the claim's verdict
-    assert combined_verdict(["holds", "holds", failed]).startswith("CHECK FAILED")
-    assert bound_check_verdict(0, 0) == "not measured"
-
-
 def test_c4_command_lines_write_the_library_tables(tmp_path, capsys):
     # the scripts are argparse + a call: their CSVs are the library's tables (times aside)
     import pandas as pd
@@ -89,8 +109,9 @@ def test_c4_command_lines_write_the_library_tables(tmp_path, capsys):
     assert set(got["source"]) == {"constrhalf", "general_position"}
     pd.testing.assert_frame_equal(got.drop(columns="constrhalf_seconds"),
                                   want.drop(columns="constrhalf_seconds"), check_exact=True)
-    mp_script.main(["--out", str(tmp_path / "p.csv"), "--dims", "1", "--trials", "2"])
+    mp_script.main(["--out", str(tmp_path / "p.csv"), "--dims", "1", "2", "--samples", "2"])
     got = pd.read_csv(tmp_path / "p.csv").drop(columns="histogram_seconds")
-    want = mechanism_price.price_table(dims=(1,), trials=2).drop(columns="histogram_seconds")
+    want = mechanism_price.price_table(mechanism_price.load_design(), (1, 2), 2)
+    want = want.drop(columns="histogram_seconds")
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert "wrote" in capsys.readouterr().out

@@ -59,7 +59,7 @@ STEPS = {
     "log_class_size": lambda r: ["scripts.log_class_size", "--out", str(r / "lcs.csv"),
                                  "--max-subsets", "1e9"],
     "mechanism_price": lambda r: ["scripts.mechanism_price", "--out", str(r / "mp.csv"),
-                                  "--trials", "500"],
+                                  "--samples", "5000"],
     "exact_audits": lambda r: ["scripts.exact_audits", "--results", str(r), "--instances",
                                "3000", "--jobs", "2"],
 }

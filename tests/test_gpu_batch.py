@@ -96,7 +96,23 @@ BAD = {
                    "    overrides: ['learner.device=cpu']\n", "learner.device"),
     "not yaml": ("name: x\nexperiments: [\n", "not valid YAML"),
     "bad name": ("name: a b\nexperiments:\n  - experiment: c4_wpub06_d3\n", "'a b'"),
+    "price dims": ("name: x\nprice:\n  dims: [0]\n", "price.dims must be"),
+    "price and experiments": (f"name: x\nprice:\n  dims: [4]\nexperiments:\n  - experiment: "
+                              f"{EXP}\n", "either experiments or price"),
 }
+
+
+def test_price_batch_runs_the_price_table_on_the_device():
+    from analysis import mechanism_price
+
+    batch = gpu_batch.load(ROOT / "batches" / "gpu" / "c4_price_d4.yaml")
+    cmd = gpu_batch.price_command(batch, Path("/tmp/out"))
+    assert cmd[1:5] == ["-m", "scripts.mechanism_price", "--dims", "4"]
+    assert cmd[-1] == "/tmp/out/" + mechanism_price.CSV_GPU == "/tmp/out/" + gpu_batch.PRICE_CSV_GPU
+    assert cmd[cmd.index("--device") + 1] == "cuda"
+    # the level-4 model: 200 samples of |G| = 2.6e11 at 0.7 x 6.4e10/s, plus the host's 0.25 s
+    assert cost.price_seconds([2.6e11] * 200, 4, 192) == pytest.approx(
+        200 * (2.6e11 / (0.7 * 6.4e10) + 0.25))
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
@@ -139,6 +155,13 @@ def test_there_are_committed_batches():
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
 def test_committed_batch_fits_the_budget(path):
+    batch = gpu_batch.load(path)
+    if batch.price_dims:  # C4's price table: the exact |G| of every sample of the design
+        from scripts import gpu_batch as script
+        minutes, lines = script.price_estimate(batch)
+        assert 0 < minutes <= gpu_batch.BUDGET_MINUTES, "\n".join(lines)
+        assert batch.name == path.stem
+        return
     minutes, found = gpu_batch.estimate_minutes(path)
     assert found and 0 < minutes <= gpu_batch.BUDGET_MINUTES, f"{path.name}: {minutes:.1f} min"
     assert gpu_batch.load(path).name == path.stem
