@@ -110,7 +110,7 @@ def linear_in_log_x(x, n_hats, _=None) -> float:
     return float(np.polyfit(np.log(x[ok]), y[ok], 1)[0])
 
 
-def _family_groups(df, alpha_col, n_col, error_col):
+def family_groups(df, alpha_col, n_col, error_col):
     check_df(df, [alpha_col, n_col, error_col], [alpha_col, n_col, error_col])
     check_n_values(df, n_col)
     datasets, cells = [], []
@@ -133,7 +133,7 @@ def family_sample_complexity(df, alpha_col, beta, n_col="n", error_col="error",
     """
     beta = check_open_unit(beta, "beta")
     confidence = check_confidence(confidence)
-    datasets, cells = _family_groups(df, alpha_col, n_col, error_col)
+    datasets, cells = family_groups(df, alpha_col, n_col, error_col)
     records = []
     for (ns, errs), (_, a, _) in zip(datasets, cells):
         records.append(n_hat_rows(ns, errs, [a], beta, confidence)[0])
@@ -154,7 +154,7 @@ def sample_complexity_slope_family(df, alpha_col, beta, n_col="n", error_col="er
     n_boot = check_positive_int(n_boot, "n_boot", minimum=0)
     level = check_open_unit(level, "level")
     rng = check_random_state(random_state)
-    datasets, cells = _family_groups(df, alpha_col, n_col, error_col)
+    datasets, cells = family_groups(df, alpha_col, n_col, error_col)
     return _uncensored_points(bootstrap(datasets, cells, beta, n_boot, rng, level,
                                         keep_censored=keep_censored))
 

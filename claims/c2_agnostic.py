@@ -14,6 +14,12 @@ Both readings fit ``log n_hat`` (excess error) against ``log(1/alpha)`` over two
 (:func:`regimes`) and compare with the range spanned by the theory's three readings over the
 regime, as C1 and C3 do: the rate ``max(1/alpha^2, 1/(epsilon alpha))``, the O-shape with its
 log factor and the explicit bound of Theorem 4.10. Non-private ERM is the reference.
+
+Where both terms of ``n ~ A/alpha^2 + B/(epsilon alpha)`` weigh (hard family, alpha >= 0.01),
+the counted row is the two-term fit (:func:`two_term_verdict`,
+:func:`analysis.floor_slope.two_term_family`) and the pure slope is a breakdown; a smooth
+range whose theory readings reach the alternative is a breakdown too. docs/claims/c2_agnostic.md
+states the rules.
 """
 
 from __future__ import annotations
@@ -25,9 +31,11 @@ import pandas as pd
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
-from claims.predictions import rate_verdict, theory_with_alternative
+from claims.outcomes import fit_defect, inconclusive, interval_defect
+from claims.predictions import prediction_bands, rate_verdict, theory_with_alternative
 from claims.verdicts import explicit_bound_note, fmt_slope
 from ppm import bounds
+from analysis.floor_slope import two_term_family, two_term_share
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import (family_sample_complexity,
                              sample_complexity_slope,
@@ -52,6 +60,18 @@ REFERENCE = "reference (non-private)"
 # separate them).
 ALTERNATIVE = (1.0, 1.0)
 ALT_NAME = "1/(epsilon alpha) alone"
+# Where both terms weigh (hard family, alpha >= SMALL_ALPHA), the counted statistic is the
+# local slope 1 + share of the fitted n_hat = A/alpha^2 + B/alpha at the smallest alpha. The
+# prediction: the 1/alpha^2 term carries at least half of n_hat there (slope 1.5..2), as
+# Theorem 4.10's own constants (d^2/alpha^2 vs d^2/(epsilon alpha)) give wherever
+# alpha <= epsilon; the alternative: A = 0, the realizable rate 1/alpha (slope 1). Bands by
+# claims.predictions.prediction_bands: [1.25, 2.25] against [0.75, 1.25].
+TWO_TERM_PREDICTED = (1.5, 2.0)
+TWO_TERM_NAMES = ("Thm 4.10's 1/alpha^2 term", "1/alpha alone (A = 0)")
+PURE_NOTE = ("breakdown (the pure slope: both terms of A/alpha^2 + B/(epsilon alpha) weigh "
+             "over this range, the two-term row is counted)")
+OVERLAP_NOTE = ("breakdown (Thm 4.10's range reaches its alternative here: the design cannot "
+                "separate them, not counted)")
 
 
 def regimes(alphas: np.ndarray, eps: float) -> list[tuple[str, np.ndarray]]:
@@ -158,6 +178,7 @@ def _family_rows(results) -> list[VerdictRow]:
         fit = dict(slope=s.slope, lo=s.lo, hi=s.hi, n_points=s.n_points,
                    censored_frac=s.censored_frac, direction=s.direction,
                    resolution=s.resolution)
+        two_terms = eps is not None and s.alpha_min >= SMALL_ALPHA
         if eps is None:
             th = {"rate": 2.0, "O-shape": 2.0, "explicit": 2.0}  # (d + ln 1/beta) / alpha^2
             who, v = "non-private ERM (reference)", REFERENCE
@@ -166,6 +187,12 @@ def _family_rows(results) -> list[VerdictRow]:
             who = f"epsilon={eps:g}"
             v = rate_verdict(fit, (min(th.values()), max(th.values())), ALTERNATIVE,
                              ("Thm 4.10's rate", ALT_NAME))
+            if two_terms:
+                v = f"{PURE_NOTE}: {v}"
+                g = trials[(trials.learner == PPM) & (trials[EPSILON] == eps)
+                           & trials[ALPHA_TARGET].isin(reg)]
+                rows.append(_two_term_row(g, beta, eps, d, w_pub, c, s.regime,
+                                          results.n_boot))
         rows.append(VerdictRow(
             claim="C2", figure="c2_agnostic",
             setting=f"hard family (margin 1/2 -+ {c:g} alpha, one population per alpha), "
@@ -178,8 +205,57 @@ def _family_rows(results) -> list[VerdictRow]:
             # (the counted rows name the alternative in _theory_text)
             verdict=v, slope=s.slope, slope_lo=s.lo, slope_hi=s.hi, d=d,
             epsilon=math.nan if eps is None else float(eps), w_pub=w_pub,
-            extra=f"hard family, {s.regime}" + ("" if eps is not None else ", non-private ERM")))
+            extra=f"hard family, {s.regime}" + ("" if eps is not None else ", non-private ERM")
+                  + (", pure slope" if two_terms else "")))
     return rows
+
+
+def two_term_verdict(local: dict, misfit: dict) -> str:
+    """The counted two-term row's rule (docs/claims/c2_agnostic.md): a defect of either
+    interval, or a misfit interval that excludes 0 (the model does not bend as the data do
+    where the statistic is read), is inconclusive; otherwise the local slope ``1 + share`` is
+    weighed by :func:`claims.predictions.rate_verdict` against :data:`TWO_TERM_PREDICTED`
+    and the alternative ``A = 0`` (slope 1)."""
+    for fit in (local, misfit):
+        defect = fit_defect(fit) or interval_defect(fit["lo"], fit["hi"], fit["slope"],
+                                                    fit.get("n_points"))
+        if defect:
+            return defect
+    if (misfit.get("direction") or "") == "" and not misfit["lo"] <= 0.0 <= misfit["hi"]:
+        return inconclusive(f"the two-term model does not fit: measured minus fitted slope "
+                             f"{fmt_slope(misfit)} excludes 0")
+    return rate_verdict(local, TWO_TERM_PREDICTED, ALTERNATIVE, TWO_TERM_NAMES)
+
+
+def _two_term_row(g, beta, eps, d, w_pub, c, regime, n_boot) -> VerdictRow:
+    """The counted row of a range where both terms of Theorem 4.10 weigh: ``n_hat(alpha) =
+    A/alpha^2 + B/alpha`` fitted (A, B >= 0) and read at the smallest alpha
+    (:func:`analysis.floor_slope.two_term_family`)."""
+    res = two_term_family(g, ALPHA_TARGET, beta, error_col=ERROR_COL, n_boot=n_boot)
+    setting = (f"hard family (margin 1/2 -+ {c:g} alpha, one population per alpha), d={d}, "
+               f"w_pub={w_pub:g}, epsilon={eps:g}, {regime}, two-term fit")
+    base = dict(claim="C2", figure="c2_agnostic", setting=setting,
+                paper="n ~ A/alpha^2 + B/(epsilon alpha) (Thm 4.10): the agnostic term "
+                      "A/alpha^2 is present (A > 0) beside the privacy term",
+                theory=theory_with_alternative(TWO_TERM_PREDICTED, ALTERNATIVE,
+                                               TWO_TERM_NAMES)
+                + " (local slope 1 + the 1/alpha^2 term's share at the smallest alpha; Thm "
+                  "4.10's constants give 1 + epsilon/(epsilon + alpha))",
+                d=d, epsilon=float(eps), w_pub=w_pub, extra=f"hard family, {regime}, two-term")
+    local, misfit = res.get("local"), res.get("misfit")
+    if local is None:
+        return VerdictRow(measured=f"{res['alphas'].size} alphas: the two-term fit needs 3",
+                          verdict=inconclusive("fewer than 3 alphas for a two-term fit"),
+                          **base)
+    a = np.sort(res["alphas"])
+    share = two_term_share(res["A"], res["B"], a[0])
+    measured = (f"two-term fit n_hat = A/alpha^2 + B/alpha: A = {res['A']:.3g}, "
+                f"B = {res['B']:.3g}; the 1/alpha^2 term's share at alpha={a[0]:g} = "
+                f"{share:.2f}: local slope 1 + share = {fmt_slope(local)} "
+                f"({local['n_points']} uncensored alphas{_censored_text(local)}); measured "
+                f"minus fitted slope over alpha {a[0]:g}..{a[1]:g} = {fmt_slope(misfit)}")
+    return VerdictRow(measured=measured, verdict=two_term_verdict(local, misfit),
+                      slope=local["slope"], slope_lo=local["lo"], slope_hi=local["hi"], **base)
 
 
 # ------------------------------------------------------------------------ smooth population
@@ -205,13 +281,23 @@ def _ppm_rows(tri, sub, eps, beta, d, w_pub, alphas, n_boot) -> list[VerdictRow]
                      f"({fit['n_points']} uncensored alphas{_censored_text(fit)})",
             theory=_theory_text(th),
             looseness=float(np.median(loose)) if loose.size else math.nan,
-            verdict=explicit_bound_note(
-                rate_verdict(fit, (min(th.values()), max(th.values())), ALTERNATIVE,
-                             ("Thm 4.10's rate", ALT_NAME), worse="above"),
-                bool(np.all(loose >= 1)) if loose.size else True),
+            verdict=_smooth_verdict(fit, th, loose),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=d, epsilon=float(eps), w_pub=w_pub, extra=f"smooth population, {name}"))
     return rows
+
+
+def _smooth_verdict(fit, th, loose) -> str:
+    """The smooth population's rule; a range where the theory's own readings reach the
+    alternative (epsilon = 0.05 at alpha >= epsilon: rate 1, explicit bound 2) cannot separate
+    them by design: shown as a breakdown, not counted."""
+    predicted = (min(th.values()), max(th.values()))
+    v = explicit_bound_note(rate_verdict(fit, predicted, ALTERNATIVE,
+                                         ("Thm 4.10's rate", ALT_NAME), worse="above"),
+                            bool(np.all(loose >= 1)) if loose.size else True)
+    if prediction_bands(predicted, ALTERNATIVE) is None:
+        return f"{OVERLAP_NOTE}: {v}"
+    return v
 
 
 def _ratio_text(curves, eps_values, alphas) -> str:

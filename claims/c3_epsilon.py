@@ -1,34 +1,46 @@
 """C3 (Theorem 4.9): ``n ~ 1/epsilon`` while privacy dominates, then the non-private cost.
 
-``c3_epsilon_d1``, ``c3_epsilon_d2``: per alpha, the slope of ``log n_hat`` against
-``log epsilon`` over epsilon <= 1 is compared, as an upper bound
-(:func:`claims.verdicts.upper_bound_verdict`, slower = steeper = "below"), with the range
-spanned by the theory's three readings over the measured epsilons, as C1 and C2 do: the rate
-``1/epsilon`` (slope -1), the O-shape with its log factor (about -1.1 to -1.3) and Theorem 4.9's
-explicit bound with ``|G|`` at ``n_pub = w_pub n`` (only about -0.56 at d = 1 and -0.34 at
-d = 2: its non-private terms already weigh at epsilon <= 1). The slope over epsilon >= 1 and
-``n_hat`` at the largest epsilon over ERM's show the flattening toward the non-private cost.
+``c3_epsilon_d1``, ``c3_epsilon_d2``, per alpha (those of the experiment's ``analysis.alphas``):
 
-Every epsilon of a trial runs on the same sample (the data seed is ``(n, trial)``), so the
-slope's bootstrap resamples trial indices jointly across the epsilon groups
-(:func:`analysis.slopes.sample_complexity_slope_paired`). A cell censored in a replicate
-enters at the edge of the grid (right-censored: the largest n, a lower bound on its n_hat); the
-fraction of such (replicate, cell) pairs is reported in the measured column.
+* counted: the model is ``n ~ A/epsilon + B``, whose epsilon-free floor ``B`` pulls the plain
+  log-log slope toward 0. The statistic is the floor-subtracted slope
+  (:func:`analysis.floor_slope.floor_subtracted_slope_paired`): the slope of
+  ``log(n_hat(eps) - n_hat(eps_max))`` against ``log eps_eff``, ``eps_eff = 1/(1/eps -
+  1/eps_max)``, over the epsilons <= 1 (the regime where privacy dominates), the floor read at
+  the sweep's largest epsilon. Under the model it is -1 whatever ``B``. Band: the rate -1 +-
+  ``SLOPE_TOL``; alternative: no epsilon dependence (slope 0)
+  (:func:`claims.predictions.rate_verdict`, slower = steeper = "below"). A replicate in which
+  some ``n_hat(eps) <= n_hat(eps_max)`` has no logarithm: its statistic is 0, the
+  alternative's value (what an epsilon-free ``n_hat`` gives), and the fraction of such
+  replicates is reported. The O-shape (about -1.1 to -1.3) and Theorem 4.9's explicit bound
+  (-0.56 at d = 1, -0.34 at d = 2) are printed, not the band.
+* breakdown (not counted): the plain slope of ``log n_hat`` over epsilon <= 1, the slope over
+  epsilon >= 1 and ``n_hat`` at the largest epsilon over ERM's (the flattening toward the
+  non-private cost).
+
+Every epsilon of a trial runs on the same sample (the data seed is ``(n, trial)``), so both
+bootstraps resample trial indices jointly across the epsilons. A cell censored in the point
+estimate or in a replicate enters at the edge of the grid (right-censored: the largest n, a
+lower bound on its n_hat); ``direction`` says which way such cells bound the statistic.
+docs/claims/c3_epsilon.md states the rule.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
+import yaml
 
 from claims import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
 from claims.outcomes import inconclusive
 from claims.predictions import rate_verdict, theory_with_alternative
-from claims.verdicts import explicit_bound_note, fmt_slope
+from claims.verdicts import counted, explicit_bound_note, fmt_slope
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
+from analysis.floor_slope import NON_POSITIVE_VALUE, floor_subtracted_slope_paired
 from analysis.slopes import sample_complexity_slope_paired
 from analysis.aggregate import ERROR_COL
 from experiments.columns import D, EPSILON, ERM, PPM, W_PUB
@@ -42,6 +54,8 @@ PRIVACY_DOMINATES = 1.0  # epsilon <= this: the 1/epsilon regime
 RATE = (-1.0, -1.0)
 ALTERNATIVE = (0.0, 0.0)
 NAMES = ("1/epsilon", "no epsilon dependence")
+PLAIN_NOTE = "breakdown (the plain slope: biased toward 0 by the floor, not counted)"
+CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "experiment"
 
 
 def _theory(alpha, beta, eps, d, w_pub) -> dict:
@@ -80,7 +94,61 @@ def _too_few_epsilons(trials, nhat, alpha) -> VerdictRow:
         d=d, alpha=float(alpha), w_pub=w_pub, extra=f"epsilon {held}")
 
 
-def _row(trials, nhat, alpha, n_boot) -> VerdictRow:
+def _plain_row(trials, nhat, alpha, n_boot, low, fit_hi, ratio, loose, th) -> VerdictRow:
+    """The plain log-log slope over epsilon <= 1: shown, not counted (the floor B of
+    ``n ~ A/epsilon + B`` pulls it toward 0)."""
+    d, w_pub = _setting(trials)
+    fit = sample_complexity_slope_paired(low, EPSILON, alpha, beta_of(nhat),
+                                         error_col=ERROR_COL, n_boot=n_boot)
+    low_eps = np.sort(low[EPSILON].unique())
+    cens = (f"; censored in {fit['censored_frac']:.1%} of bootstrap cells (entered at the "
+            "grid's edge)" if fit["censored_frac"] > 0 else "")
+    eps_max = trials.loc[trials.learner == PPM, EPSILON].max()
+    return VerdictRow(
+        claim="C3", figure="c3_epsilon",
+        setting=f"d={d}, w_pub={w_pub:g}, alpha={alpha:g}, epsilon {low_eps.min():g}..1, "
+                "plain log-log slope",
+        paper="n ~ 1/epsilon while privacy dominates, flattening toward the "
+              "non-private cost (Thm 4.9)",
+        measured=(f"slope vs epsilon (eps<=1) = {fmt_slope(fit)} "
+                  f"({fit['n_points']} uncensored epsilons{cens}); "
+                  + (f"slope for eps>=1 = {fmt_slope(fit_hi)}; " if fit_hi is not None
+                     else "slope for eps>=1 not measured (fewer than 2 epsilons >= 1); ")
+                  + f"n_hat(eps={eps_max:g}) / n_hat(ERM) = {ratio:.2g}"),
+        theory=(theory_with_alternative(RATE, ALTERNATIVE, NAMES)
+                + f" (O-shape {th['O-shape']:.2f}, explicit bound {th['explicit']:.2f}, "
+                "shown, not the band); flattening as eps grows"),
+        looseness=float(np.median(loose)) if loose else math.nan,
+        verdict=f"{PLAIN_NOTE}: "
+                + rate_verdict(fit, RATE, ALTERNATIVE, NAMES, worse="below"),
+        slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
+        d=d, alpha=float(alpha), w_pub=w_pub, extra=f"epsilon {low_eps.min():g}..1, plain slope")
+
+
+def _floor_text(fit, sub) -> str:
+    """The counted row's measured column."""
+    if not np.isfinite(fit["slope"]):
+        return (f"floor-subtracted slope not measured: fewer than 2 epsilons <= "
+                f"{PRIVACY_DOMINATES:g} below the floor's epsilon {fit['x_floor']:g}")
+    floor = sub[sub[EPSILON] == fit["x_floor"]]
+    floor_nh = (f"{float(floor['n_hat'].iloc[0]):.4g}" if len(floor)
+                and plotting.uncensored(floor).all() else "censored")
+    notes = [f"{fit['n_points']} uncensored epsilons",
+             f"floor n_hat(eps={fit['x_floor']:g}) = {floor_nh}"
+             + (f", {fit['floor_censored']}-censored" if fit["floor_censored"] else "")]
+    frac = fit["non_positive_frac"]
+    if fit["non_positive"] or (np.isfinite(frac) and frac > 0):
+        notes.append(f"n_hat(eps) <= floor in {frac:.1%} of replicates"
+                     + (" and in the point estimate" if fit["non_positive"] else "")
+                     + f" (entered as slope {NON_POSITIVE_VALUE:g})")
+    if fit["censored_frac"] > 0:
+        notes.append(f"censored in {fit['censored_frac']:.1%} of bootstrap cells (entered "
+                     "at the grid's edge)")
+    return (f"floor-subtracted slope of log(n_hat(eps) - n_hat(eps={fit['x_floor']:g})) vs "
+            f"log eps_eff = {fmt_slope(fit)} (" + "; ".join(notes) + ")")
+
+
+def _rows(trials, nhat, alpha, n_boot) -> list[VerdictRow]:
     beta, (d, w_pub) = beta_of(nhat), _setting(trials)
     ppm = trials[trials.learner == PPM]
     eps = np.sort(ppm[EPSILON].unique())
@@ -88,9 +156,10 @@ def _row(trials, nhat, alpha, n_boot) -> VerdictRow:
     erm = nhat[(nhat.learner == ERM) & (nhat.alpha == alpha)]
     low = ppm[ppm[EPSILON] <= PRIVACY_DOMINATES]
     if low[EPSILON].nunique() < 2:
-        return _too_few_epsilons(trials, nhat, alpha)
-    fit = sample_complexity_slope_paired(low, EPSILON, alpha, beta, error_col=ERROR_COL,
-                                         n_boot=n_boot)
+        return [_too_few_epsilons(trials, nhat, alpha)]
+    fit = floor_subtracted_slope_paired(ppm, EPSILON, alpha, beta, fit_max=PRIVACY_DOMINATES,
+                                        error_col=ERROR_COL, n_boot=n_boot)
+    fit["n_uncensored"] = fit["n_points"]
     low_eps = np.sort(low[EPSILON].unique())
     th = _theory(alpha, beta, low_eps, d, w_pub)
     high = ppm[ppm[EPSILON] >= PRIVACY_DOMINATES]
@@ -106,26 +175,40 @@ def _row(trials, nhat, alpha, n_boot) -> VerdictRow:
     ok = plotting.uncensored(sub) & (sub[EPSILON] <= PRIVACY_DOMINATES).to_numpy()
     loose = [bounds.realizable_sample_complexity(alpha, beta, r[EPSILON], d, w_pub=w_pub)
              / r["n_hat"] for _, r in sub[ok].iterrows()]
-    cens = (f"; censored in {fit['censored_frac']:.1%} of bootstrap cells (entered at the "
-            "grid's edge)" if fit["censored_frac"] > 0 else "")
-    return VerdictRow(
+    verdict = (rate_verdict(fit, RATE, ALTERNATIVE, NAMES, worse="below")
+               if np.isfinite(fit["slope"]) else
+               inconclusive(f"no floor-subtracted slope: fewer than 2 epsilons <= "
+                            f"{PRIVACY_DOMINATES:g} below the floor's epsilon "
+                            f"{fit['x_floor']:g}"))
+    counted_row = VerdictRow(
         claim="C3", figure="c3_epsilon",
-        setting=f"d={d}, w_pub={w_pub:g}, alpha={alpha:g}, epsilon {low_eps.min():g}..1",
-        paper="n ~ 1/epsilon while privacy dominates, flattening toward the "
-              "non-private cost (Thm 4.9)",
-        measured=(f"slope vs epsilon (eps<=1) = {fmt_slope(fit)} "
-                  f"({fit['n_points']} uncensored epsilons{cens}); "
-                  + (f"slope for eps>=1 = {fmt_slope(fit_hi)}; " if fit_hi is not None
-                     else "slope for eps>=1 not measured (fewer than 2 epsilons >= 1); ")
-                  + f"n_hat(eps={eps.max():g}) / n_hat(ERM) = {ratio:.2g}"),
+        setting=f"d={d}, w_pub={w_pub:g}, alpha={alpha:g}, epsilon {low_eps.min():g}..1, "
+                f"floor at epsilon {fit['x_floor']:g}",
+        paper="n ~ A/epsilon + B: the privacy term A/epsilon while privacy dominates, over "
+              "the epsilon-free cost B (Thm 4.9)",
+        measured=_floor_text(fit, sub),
         theory=(theory_with_alternative(RATE, ALTERNATIVE, NAMES)
-                + f" (O-shape {th['O-shape']:.2f}, explicit bound {th['explicit']:.2f}, "
-                "shown, not the band); flattening as eps grows"),
+                + "; the floor-subtracted slope is -1 under n = A/epsilon + B whatever B"),
         looseness=float(np.median(loose)) if loose else math.nan,
-        verdict=explicit_bound_note(rate_verdict(fit, RATE, ALTERNATIVE, NAMES, worse="below"),
-                                    all(v >= 1 for v in loose)),
+        verdict=explicit_bound_note(verdict, all(v >= 1 for v in loose)),
         slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
-        d=d, alpha=float(alpha), w_pub=w_pub, extra=f"epsilon {low_eps.min():g}..1")
+        d=d, alpha=float(alpha), w_pub=w_pub,
+        extra=f"epsilon {low_eps.min():g}..1, floor-subtracted")
+    return [counted_row, _plain_row(trials, nhat, alpha, n_boot, low, fit_hi, ratio, loose, th)]
+
+
+def _alphas(exp, nhat) -> np.ndarray:
+    """The alphas of the n_hat table that the experiment's config still analyses
+    (``analysis.alphas`` of ``configs/experiment/<exp>.yaml``: alpha = 0.3 was dropped at
+    d = 2, where the all-one rule's error 0.25 is already below it)."""
+    alphas = alphas_of(nhat)
+    path = CONFIGS / f"{exp}.yaml"
+    if not path.is_file():
+        return alphas
+    listed = ((yaml.safe_load(path.read_text()) or {}).get("analysis") or {}).get("alphas")
+    if not listed:
+        return alphas
+    return np.array([a for a in alphas if np.any(np.isclose(a, listed))])
 
 
 def analyse(results) -> list[VerdictRow]:
@@ -133,13 +216,14 @@ def analyse(results) -> list[VerdictRow]:
     for exp in EXPERIMENTS:
         data = results.load(exp)
         if data is not None:
-            rows += [_row(*data, alpha, results.n_boot) for alpha in alphas_of(data[1])]
+            for alpha in _alphas(exp, data[1]):
+                rows += _rows(*data, alpha, results.n_boot)
     return rows
 
 
-def _panel(ax, trials, nhat, rows) -> None:
+def _panel(ax, exp, trials, nhat, rows) -> None:
     beta, (d, w_pub) = beta_of(nhat), _setting(trials)
-    alphas = alphas_of(nhat)
+    alphas = _alphas(exp, nhat)
     eps = np.sort(trials.loc[trials.learner == PPM, EPSILON].unique())
     grid = np.geomspace(eps.min(), eps.max(), 40)
     for i, alpha in enumerate(alphas):
@@ -161,18 +245,18 @@ def _panel(ax, trials, nhat, rows) -> None:
             ax.plot(grid, c * bounds.realizable_shape(alpha, beta, grid, d), color=color,
                     ls=":", lw=1, label=once("O-shape, one fitted constant (dotted)"))
     plotting.log_axes(ax, None, r"privacy parameter $\epsilon$", plotting.nhat_label(beta))
-    mine = [r for r in rows if r.d == d]
-    ax.set_title(f"d = {d}, w_pub = {w_pub:g}; slope for eps <= 1: "
+    mine = [r for r in rows if r.d == d and counted(r.verdict)]
+    ax.set_title(f"d = {d}, w_pub = {w_pub:g}; floor-subtracted slope for eps <= 1: "
                  + plotting.fmt_values([(f"alpha {r.alpha:g}", r.slope) for r in mine]),
                  fontsize=9)
     plotting.legend_below(ax)
 
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
-    present = [results.load(e) for e in EXPERIMENTS if results.load(e) is not None]
+    present = [(e, results.load(e)) for e in EXPERIMENTS if results.load(e) is not None]
     fig, axes = plotting.panels(len(present), 6.4, 6.2)
-    for ax, (trials, nhat) in zip(axes, present):
-        _panel(ax, trials, nhat, rows)
+    for ax, (exp, (trials, nhat)) in zip(axes, present):
+        _panel(ax, exp, trials, nhat, rows)
     plotting.save(fig, out_dir, "c3_epsilon",
                   "C3: sample complexity vs epsilon (1/epsilon regime, then non-private cost)")
 

@@ -62,5 +62,11 @@ def test_two_low_epsilons_measure_the_low_slope_only(tmp_path):
         trials.to_csv(root / exp / "trials.csv", index=False)
         nhat.to_csv(root / exp / "n_hat.csv", index=False)
     rows = c3_epsilon.analyse(ResultStore(root, n_boot=20))
-    assert rows and all("slope for eps>=1 not measured" in r.measured for r in rows)
-    assert all("slope vs epsilon (eps<=1) = " in r.measured for r in rows)
+    plain = [r for r in rows if r.verdict.startswith(c3_epsilon.PLAIN_NOTE)]
+    floor = [r for r in rows if r not in plain]
+    assert plain and len(plain) == len(floor)
+    assert all("slope for eps>=1 not measured" in r.measured for r in plain)
+    assert all("slope vs epsilon (eps<=1) = " in r.measured for r in plain)
+    # the floor is epsilon 1 itself: one epsilon below it, no floor-subtracted slope
+    assert all(r.measured.startswith("floor-subtracted slope not measured") for r in floor)
+    assert all(r.verdict.startswith("inconclusive (no floor-subtracted slope") for r in floor)
