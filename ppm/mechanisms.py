@@ -3,15 +3,24 @@
 Every private learner of ``ppm`` draws through this module, so the sampler is written (and
 tested) once:
 
-* :func:`draw_index` is the exponential mechanism of McSherry and Talwar (FOCS 2007) over a
-  finite list of outcomes: log-weights in, index out, ``P[i] = exp(w_i) / sum_j exp(w_j)``
-  exactly up to float64 rounding of the normalised weights. BMN20's Algorithm 2 (Lemma 4.6)
-  samples ``P[g] ∝ exp(-epsilon m(g) / 2)``; KMMS19's Set Cover Learner (step 1e, Proposition
-  2.5), Select Halfplane (Lemma 4.6) and the triangle selection of section 5, and BNS15's
-  generic learner and LabelBoost, all reduce to one such draw per choice (their callers compute
-  the log-weights ``epsilon q / 2`` plus the log of a base measure: a count, an area, a size).
-  One uniform from the Generator, one inverse-CDF lookup (``searchsorted``), one rounding
-  guard.
+* :func:`em_temperature` is the exponential mechanism's temperature (McSherry and Talwar, FOCS
+  2007): ``epsilon / (2 sensitivity)``, computed as ``0.5 * epsilon / sensitivity`` (bit for
+  bit ``0.5 * epsilon`` at sensitivity 1). It is the only place of the library where the
+  factor ``1/2`` of the mechanism is written: every selection (the log-weights below, and the
+  numba and CUDA kernels of the triangle selection, which receive the temperature as an
+  argument) takes its temperature from here.
+* :func:`em_log_weights` is the mechanism's unnormalised log-weights: ``log_base + t q`` for
+  a utility ``q``, or ``log_base - t m`` for a loss ``m`` (``t`` the temperature; ``log_base``
+  an optional log base measure: a count, an area, a size, for draws grouped by score level).
+  BMN20's Algorithm 2 (Lemma 4.6) samples ``P[g] ∝ exp(-epsilon m(g) / 2)``; KMMS19's Set
+  Cover Learner (step 1e, Proposition 2.5), Select Halfplane (Lemma 4.6) and the triangle
+  selection of section 5, and BNS15's generic learner, threshold mechanism and LabelBoost, all
+  reduce to one such draw per choice. :func:`exponential_mechanism` is the log-weights and the
+  draw in one call.
+* :func:`draw_index` is the draw over a finite list of outcomes: log-weights in, index out,
+  ``P[i] = exp(w_i) / sum_j exp(w_j)`` exactly up to float64 rounding of the normalised
+  weights. One uniform from the Generator, one inverse-CDF lookup (``searchsorted``), one
+  rounding guard.
 * :func:`sample_level_and_rank` is BMN20's factorised mechanism over a score histogram
   (docs/model.md §3): a level ``m*`` drawn by :func:`draw_index` with log-weight
   ``ln count[m*] - epsilon m* / 2``, then a uniform rank in ``[0, count[m*])``; every
@@ -33,12 +42,51 @@ the last outcome of positive weight.
 
 from __future__ import annotations
 
-from numbers import Integral
+import math
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import logsumexp
 
 from ppm.validation import check_epsilon
+
+
+def em_temperature(epsilon: float, sensitivity: float = 1) -> float:
+    """The exponential mechanism's temperature ``epsilon / (2 sensitivity)`` (McSherry-Talwar;
+    BMN20 Lemma 4.6): ``P[outcome] ∝ exp(temperature * utility)`` is ``epsilon``-DP when the
+    utility has sensitivity ``sensitivity``. Computed as ``0.5 * epsilon / sensitivity``."""
+    epsilon = check_epsilon(epsilon)
+    if isinstance(sensitivity, bool) or not isinstance(sensitivity, Real) \
+            or not math.isfinite(sensitivity) or sensitivity <= 0:
+        raise ValueError(f"sensitivity must be a positive finite number, got {sensitivity!r}")
+    return 0.5 * epsilon / sensitivity
+
+
+def em_log_weights(scores, epsilon: float, *, sensitivity: float = 1, log_base=None,
+                   loss: bool = False) -> np.ndarray:
+    """Unnormalised log-weights of the exponential mechanism over ``scores`` (float64).
+
+    ``t = em_temperature(epsilon, sensitivity)``; a utility (``loss=False``, larger is better)
+    gives ``t * q``, a loss (``loss=True``: mistakes) gives ``-t * m``; with ``log_base`` (the
+    log of a base measure per outcome, ``-inf`` for measure 0) the weights are ``log_base + t
+    * q`` or ``log_base - t * m``, in that order of operations.
+    """
+    t = em_temperature(epsilon, sensitivity)
+    scores = np.asarray(scores, dtype=float)
+    if log_base is None:
+        return -t * scores if loss else t * scores
+    log_base = np.asarray(log_base, dtype=float)
+    if log_base.shape != scores.shape:
+        raise ValueError(f"log_base has shape {log_base.shape}, scores {scores.shape}")
+    return log_base - t * scores if loss else log_base + t * scores
+
+
+def exponential_mechanism(scores, epsilon: float, rng: np.random.Generator, *,
+                          sensitivity: float = 1, log_base=None, loss: bool = False) -> int:
+    """One draw of the exponential mechanism: :func:`draw_index` of :func:`em_log_weights`
+    (one uniform from ``rng``)."""
+    return draw_index(em_log_weights(scores, epsilon, sensitivity=sensitivity,
+                                     log_base=log_base, loss=loss), rng)
 
 
 def draw_index(log_weights, rng: np.random.Generator) -> int:
@@ -65,14 +113,16 @@ def draw_index(log_weights, rng: np.random.Generator) -> int:
 
 def level_log_weights(counts, epsilon: float) -> np.ndarray:
     """``ln count[m] - epsilon m / 2`` per level ``m`` of the score histogram (``-inf`` where
-    empty): the unnormalised log-weights of BMN20's level draw."""
+    empty): the unnormalised log-weights of BMN20's level draw (:func:`em_log_weights` of the
+    loss ``m`` over the base measure ``count[m]``)."""
     epsilon = check_epsilon(epsilon)
     counts = np.asarray(counts)
     if counts.ndim != 1 or counts.size == 0 or np.any(counts < 0) or counts.sum() == 0:
         raise ValueError("counts must be a non-empty 1-D histogram of non-negative counts")
     levels = np.arange(counts.size, dtype=float)
     with np.errstate(divide="ignore"):
-        return np.log(counts.astype(float)) - 0.5 * epsilon * levels
+        log_counts = np.log(counts.astype(float))
+    return em_log_weights(levels, epsilon, log_base=log_counts, loss=True)
 
 
 def level_log_probabilities(counts, epsilon: float) -> np.ndarray:

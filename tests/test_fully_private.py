@@ -17,7 +17,7 @@ from ppm.baselines.fully_private import (
     grid_threshold_scores,
     hypothesis_of,
 )
-from ppm.core.mechanism import level_log_probabilities
+from ppm.mechanisms import level_log_probabilities
 
 
 # -- an independent, plain-Python model of the class ---------------------------------------------

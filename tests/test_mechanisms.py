@@ -12,8 +12,8 @@ import pytest
 from scipy.special import softmax
 from scipy.stats import chisquare
 
-from ppm.mechanisms import (draw_index, laplace_noise, level_log_probabilities,
-                            sample_level_and_rank)
+from ppm.mechanisms import (draw_index, exponential_mechanism, laplace_noise,
+                            level_log_probabilities, sample_level_and_rank)
 
 SCORES = np.array([0.0, -1.0, -2.0, -3.0, -5.0, -8.0, -np.inf])  # the last: weight 0
 EPSILON = 1.0
@@ -22,7 +22,7 @@ N_DRAWS = 4000
 
 def _counts(epsilon: float, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    draws = [draw_index(0.5 * epsilon * SCORES, rng) for _ in range(N_DRAWS)]
+    draws = [exponential_mechanism(SCORES, epsilon, rng) for _ in range(N_DRAWS)]
     return np.bincount(draws, minlength=SCORES.size)
 
 
@@ -58,6 +58,15 @@ def test_level_and_rank_draws_the_level_by_the_same_draw():
     level, rank = sample_level_and_rank(counts, 2.0, rng)
     assert level == draw_index(logp, twin) and rank == int(twin.integers(0, counts[level]))
     assert counts[level] > 0 and 0 <= rank < counts[level]
+
+
+def test_exponential_mechanism_is_one_draw_of_the_log_weights():
+    rng, twin = np.random.default_rng(11), np.random.default_rng(11)
+    base = np.log(np.array([1.0, 4.0, 2.0, 0.5]))
+    m = np.array([3.0, 0.0, 1.0, 2.0])
+    for _ in range(20):
+        i = exponential_mechanism(m, 1.3, rng, log_base=base, loss=True, sensitivity=2.0)
+        assert i == draw_index(base - 1.3 / 4 * m, twin)
 
 
 @pytest.mark.parametrize("bad", [np.array([]), np.array([[0.0]]), np.array([-np.inf]),

@@ -4,8 +4,6 @@
 - :mod:`~ppm.core.hypothesis_class`: the class ``G`` in its canonical order, streamed in chunks,
   and the bitset scorer (numba kernels in ``_bitset_kernels``);
 - :mod:`~ppm.core.sweep_scorer`: the angular-sweep scorer (kernels in ``_sweep_kernels``);
-- :mod:`~ppm.core.mechanism`: the exact exponential mechanism over score levels (re-exported
-  from :mod:`ppm.mechanisms`, the one sampler of every learner);
 - :mod:`~ppm.core.histogram_memo`: a memo of score histograms shared across epsilons;
 - :mod:`~ppm.core.learner`: Algorithm 2, ``LearnHalf`` (:class:`PPMHalfspaceLearner`).
 """

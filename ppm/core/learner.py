@@ -4,7 +4,7 @@
    (:func:`ppm.core.halfspaces.construct_halfspaces`).
 2. Build the hypothesis class ``G`` from ``C_pub`` (:mod:`ppm.core.hypothesis_class`).
 3. Run the exponential mechanism over ``G`` on all ``n`` labelled pairs, public and private,
-   with score ``m(g)`` = number of misclassified examples (:mod:`ppm.core.mechanism`).
+   with score ``m(g)`` = number of misclassified examples (:mod:`ppm.mechanisms`).
 
 Privacy (Lemma 4.1): ``G`` is a function of the public points only; private examples enter
 only through the scores, whose sensitivity is 1, so the output is ``epsilon``-DP with respect to
@@ -40,7 +40,7 @@ from ppm.core.histogram_memo import (MemoisedScorer, check_memo_allowed, memo_ke
                                     supports_memo)
 from ppm.core.memory import (check_max_memory, construction_bytes, default_max_memory,
                              format_bytes, scorer_bytes)
-from ppm.core.mechanism import sample_level_and_rank
+from ppm.mechanisms import sample_level_and_rank
 from ppm.core.sweep_scorer import MAX_COLUMN_BYTES, SweepScorer
 
 _METHODS = ("auto", "sweep", "bitset", "blocked", "reference")

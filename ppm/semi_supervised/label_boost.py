@@ -67,7 +67,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm.mechanisms import draw_index
+from ppm.mechanisms import exponential_mechanism
 from ppm.validation import (check_epsilon, check_labels, check_open_unit, check_positive_int,
                            check_random_state)
 from .big_points import BigPoints, as_big_points, concat
@@ -101,7 +101,7 @@ def label_boost(S_L, y_L, U, rng, *, epsilon: float = 1.0):
     # ge cut j (j = 0..u): 1 exactly on v_j..v_{u-1}; lt cut j (j = 1..u-1): 1 on v_0..v_{j-1}.
     ge = np.concatenate([[0], np.cumsum(n1_at)]) + n0 - np.concatenate([[0], np.cumsum(n0_at)])
     mistakes = np.concatenate([ge, n_l - ge[1:u]]).astype(float)
-    i = draw_index(-0.5 * epsilon * mistakes, rng)
+    i = exponential_mechanism(mistakes, epsilon, rng, loss=True)
     if i <= u:
         y = (inverse >= i).astype(np.int64)
         h = ("ge", values[i] if i < u else values[-1] + 1)

@@ -14,9 +14,10 @@ Exact in ``O(n log n)`` for any ``b``, never looping over the domain: with ``v_0
 the distinct sample points, every threshold ``k`` in one gap ``(v_{j-1}, v_j]`` (``v_{-1} = -1``,
 last gap ``(v_{u-1}, T-1]``) labels the sample identically, so the ``2T`` members fall into at
 most ``2u + 3`` groups of equal score. Group ``g`` (size ``|g|`` a Python int, up to ``2^b``) gets
-log-weight ``ln|g| - epsilon m_g / 2`` (``math.log`` is exact-to-rounding on big ints); one group
-is drawn by :func:`ppm.mechanisms.draw_index` (inverse CDF on float64 normalised weights,
-log-sum-exp), then a threshold uniformly inside it by :func:`ppm.mechanisms.uniform_below`, an exact
+log-weight ``ln|g| - epsilon m_g / 2`` (``math.log`` is exact-to-rounding on big ints; the
+log-weights are :func:`ppm.mechanisms.em_log_weights` of the loss ``m_g`` over the base measure
+``|g|``); one group is drawn by :func:`ppm.mechanisms.draw_index` (inverse CDF on float64
+normalised weights, log-sum-exp), then a threshold uniformly inside it by :func:`ppm.mechanisms.uniform_below`, an exact
 uniform big integer (63-bit limbs from the numpy Generator, rejection: no float rounding). Each
 member is thus output with probability ``p_g / |g|`` = its exponential-mechanism probability
 (up to float64 rounding of the group probabilities only).
@@ -35,7 +36,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm.mechanisms import draw_index, uniform_below  # noqa: F401 (uniform_below: re-exported)
+# uniform_below: re-exported
+from ppm.mechanisms import draw_index, em_log_weights, uniform_below  # noqa: F401
 from ppm.validation import check_epsilon, check_labels, check_positive_int, check_random_state
 from .big_points import BigPoints, as_big_points
 
@@ -75,7 +77,8 @@ def threshold_groups(x: BigPoints, y: np.ndarray, T: int):
 
 def group_log_probabilities(sizes, mistakes, epsilon: float) -> np.ndarray:
     """``log P[group]`` of the exponential mechanism: ``ln|g| - epsilon m_g / 2``, normalised."""
-    logw = np.array([math.log(s) for s in sizes]) - 0.5 * epsilon * mistakes.astype(float)
+    logw = em_log_weights(mistakes.astype(float), epsilon,
+                          log_base=np.array([math.log(s) for s in sizes]), loss=True)
     return logw - logsumexp(logw)
 
 

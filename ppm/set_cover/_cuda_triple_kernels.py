@@ -4,10 +4,12 @@ docs/model.md §9.2): steps 1 and 2 of the chain rule of
 
 Same inputs and outputs as the CPU kernel :func:`ppm.set_cover._triple_kernels.log_weights`
 (``bits`` (L, W) uint64 labellings of the merged cells, ``mass`` normalised to sum 1, the
-per-byte tables ``tab0``/``tab1``, ``N0``, ``N1``, ``thr``, ``eps``):
+per-byte tables ``tab0``/``tab1``, ``N0``, ``N1``, ``thr``, and the exponential mechanism's
+temperature ``temp``, precomputed on the host by :func:`ppm.mechanisms.em_temperature`:
+``epsilon / 2`` for this score of sensitivity 1; no kernel writes the factor ``1/2``):
 
-* step 1 (``c1 < 0``): ``log W(c) = log m(c) + log sum_{c2, c3} m(c2) m(c3) exp(eps q / 2)``;
-* step 2 (``c1 >= 0``, ``c2 < 0``): ``log m(c1) + log m(c) + log sum_{c3} m(c3) exp(eps q / 2)``;
+* step 1 (``c1 < 0``): ``log W(c) = log m(c) + log sum_{c2, c3} m(c2) m(c3) exp(temp q)``;
+* step 2 (``c1 >= 0``, ``c2 < 0``): ``log m(c1) + log m(c) + log sum_{c3} m(c3) exp(temp q)``;
 * step 3 (both given) is ``O(L)``: :func:`log_weights` hands it to the CPU kernel.
 
 **Counts.** The points inside a triple are ``b_1 & b_2 & b_3``; the multiplicity-weighted counts
@@ -21,7 +23,7 @@ multiplicities are read back from the tables (``tab[8 w + j, 1 << b]`` is that o
 1: ``c3``, each thread looping over ``c2 < c3`` and ``c2 = c3``: ``q`` and the mass product are
 symmetric in ``(c2, c3)``, so the off-diagonal pairs count twice and half the triples are
 scored; step 2: ``c3``). Each thread keeps a running log-sum-exp ``(qmax, s)`` of its terms
-``m m' exp(eps (q - qmax) / 2)`` over the terms with a positive mass product (rescaling ``s``
+``m m' exp(temp (q - qmax))`` over the terms with a positive mass product (rescaling ``s``
 when a larger ``q`` comes: one pass, no exponent can overflow), then a fixed-order shared-memory
 tree combines the threads' pairs (deterministic on the GPU). Compared with the CPU kernel, which
 adds the mass products per score bucket and takes a log-sum-exp over the buckets, only the
@@ -63,8 +65,8 @@ def build(W: int, threads: int):
     """Kernels ``(pairs, singles)`` for labellings of ``W`` words and blocks of ``threads``
     threads (a power of two; launch with exactly that many).
 
-    * ``pairs(bits, mass, planes0, planes1, thr, half_eps, out)``: step 1, ``out[c]`` for all c;
-    * ``singles(bits, mass, c1, planes0, planes1, thr, half_eps, out)``: step 2.
+    * ``pairs(bits, mass, planes0, planes1, thr, temp, out)``: step 1, ``out[c]`` for all c;
+    * ``singles(bits, mass, c1, planes0, planes1, thr, temp, out)``: step 2.
     """
     # A module global, not a local: the simulator swaps module references named in a kernel's
     # globals for its fake ``cuda`` module.
@@ -95,19 +97,19 @@ def build(W: int, threads: int):
         return qb
 
     @cuda.jit(device=True)
-    def combine(qa, sa, qb, sb, half_eps):
-        """Running log-sum-exp: ``(qa, sa)`` + ``(qb, sb)`` with ``s`` relative to ``exp(eps
-        q / 2)``; ``s = 0`` (with ``q = -inf``) is the empty sum."""
+    def combine(qa, sa, qb, sb, temp):
+        """Running log-sum-exp: ``(qa, sa)`` + ``(qb, sb)`` with ``s`` relative to ``exp(temp
+        q)``; ``s = 0`` (with ``q = -inf``) is the empty sum."""
         if sb <= 0.0:
             return qa, sa
         if sa <= 0.0:
             return qb, sb
         if qb > qa:
-            return qb, sb + sa * math.exp(half_eps * (qa - qb))
-        return qa, sa + sb * math.exp(half_eps * (qb - qa))
+            return qb, sb + sa * math.exp(temp * (qa - qb))
+        return qa, sa + sb * math.exp(temp * (qb - qa))
 
     @cuda.jit(device=True)
-    def reduce(sh_q, sh_s, q, s, half_eps):
+    def reduce(sh_q, sh_s, q, s, temp):
         """Fixed-order tree over the block's threads; thread 0 gets the block's ``(q, s)``."""
         tid = cuda.threadIdx.x
         sh_q[tid] = q
@@ -117,7 +119,7 @@ def build(W: int, threads: int):
         while stride > 0:
             if tid < stride:
                 qq, ss = combine(sh_q[tid], sh_s[tid], sh_q[tid + stride], sh_s[tid + stride],
-                                 half_eps)
+                                 temp)
                 sh_q[tid] = qq
                 sh_s[tid] = ss
             cuda.syncthreads()
@@ -125,7 +127,7 @@ def build(W: int, threads: int):
         return sh_q[0], sh_s[0]
 
     @cuda.jit
-    def pairs(bits, mass, planes0, planes1, thr, half_eps, out):
+    def pairs(bits, mass, planes0, planes1, thr, temp, out):
         sh_q = cuda.shared.array(NT, float64)
         sh_s = cuda.shared.array(NT, float64)
         x = cuda.local.array(NW, uint64)
@@ -154,19 +156,19 @@ def build(W: int, threads: int):
                             p = md * me
                             if p > 0.0:
                                 q, s = combine(q, s, score(x, bits, d, planes0, planes1, thr),
-                                               p, half_eps)
+                                               p, temp)
                         p = 0.5 * me * me  # c2 = c3, once (the total is doubled below)
                         if p > 0.0:
                             q, s = combine(q, s, score(x, bits, e, planes0, planes1, thr), p,
-                                           half_eps)
-            q, s = reduce(sh_q, sh_s, q, s, half_eps)
+                                           temp)
+            q, s = reduce(sh_q, sh_s, q, s, temp)
             if tid == 0:
-                out[c] = math.log(mc) + half_eps * q + math.log(2.0 * s) if s > 0.0 \
+                out[c] = math.log(mc) + temp * q + math.log(2.0 * s) if s > 0.0 \
                     else NEG_INF
             cuda.syncthreads()  # thread 0 has read the block's sums before they are reused
 
     @cuda.jit
-    def singles(bits, mass, c1, planes0, planes1, thr, half_eps, out):
+    def singles(bits, mass, c1, planes0, planes1, thr, temp, out):
         sh_q = cuda.shared.array(NT, float64)
         sh_s = cuda.shared.array(NT, float64)
         x = cuda.local.array(NW, uint64)
@@ -186,10 +188,10 @@ def build(W: int, threads: int):
             for e in range(tid, L, NT):
                 me = mass[e]
                 if me > 0.0:
-                    q, s = combine(q, s, score(x, bits, e, planes0, planes1, thr), me, half_eps)
-            q, s = reduce(sh_q, sh_s, q, s, half_eps)
+                    q, s = combine(q, s, score(x, bits, e, planes0, planes1, thr), me, temp)
+            q, s = reduce(sh_q, sh_s, q, s, temp)
             if tid == 0:
-                out[c] = math.log(m1) + math.log(mc) + half_eps * q + math.log(s) if s > 0.0 \
+                out[c] = math.log(m1) + math.log(mc) + temp * q + math.log(s) if s > 0.0 \
                     else NEG_INF
             cuda.syncthreads()
 
@@ -206,12 +208,12 @@ def launch_shape(L: int, threads: int | None = None, blocks: int | None = None):
     return int(threads), max(1, min(int(blocks), int(L)))
 
 
-def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps, threads=None, blocks=None):
+def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, temp, threads=None, blocks=None):
     """:func:`ppm.set_cover._triple_kernels.log_weights` with steps 1 and 2 on the GPU (step 3,
     ``O(L)``, on the CPU): equal to float64 rounding (module docstring). ``threads``/``blocks``
     choose the launch shape only."""
     if c1 >= 0 and c2 >= 0:
-        return TK.log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps)
+        return TK.log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, temp)
     bits = np.ascontiguousarray(bits, dtype=np.uint64)
     L, W = bits.shape
     threads, blocks = launch_shape(L, threads, blocks)
@@ -221,12 +223,12 @@ def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps, threads=None, 
     d_mass = cu.to_device(np.ascontiguousarray(mass, dtype=np.float64))
     planes = [cu.to_device(bit_planes(np.asarray(t))) for t in (tab0, tab1)]
     d_out = cu.to_device(np.full(L, -np.inf))
-    half_eps = np.float64(0.5 * eps)
+    temp = np.float64(temp)
     with quiet_low_occupancy():
         if c1 < 0:
-            pairs[blocks, threads](d_bits, d_mass, *planes, np.float64(thr), half_eps, d_out)
+            pairs[blocks, threads](d_bits, d_mass, *planes, np.float64(thr), temp, d_out)
         else:
             singles[blocks, threads](d_bits, d_mass, np.int64(c1), *planes, np.float64(thr),
-                                     half_eps, d_out)
+                                     temp, d_out)
     cu.synchronize()
     return d_out.copy_to_host()

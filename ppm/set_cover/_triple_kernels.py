@@ -8,6 +8,10 @@ tables (``tab0``, ``tab1``: (8 W, 256) int64), exact integers. The score ``q = m
 -n1)`` takes one of ``N0 + N1 + 2`` bucket values (kind A: ``n0 - thr``, index ``n0``; kind B:
 ``-n1``, index ``N0 + 1 + n1``), so the weights are accumulated per bucket as sums of mass
 products (no exponential per triple) and combined by a log-sum-exp over the buckets.
+
+The kernels receive the exponential mechanism's temperature ``temp`` (``epsilon / 2`` for the
+score of sensitivity 1), precomputed by :func:`ppm.mechanisms.em_temperature`, and weight a
+score ``q`` by ``exp(temp q)``: the factor ``1/2`` is not written here.
 """
 
 from __future__ import annotations
@@ -48,14 +52,14 @@ def _bucket(n0, n1, N0, thr):
 
 
 @njit(cache=True)
-def _bucket_lse(acc, N0, thr, eps):
-    """``log sum_b acc[b] exp(eps q_b / 2)`` over the buckets with ``acc > 0``."""
+def _bucket_lse(acc, N0, thr, temp):
+    """``log sum_b acc[b] exp(temp q_b)`` over the buckets with ``acc > 0``."""
     nb = acc.shape[0]
     top = -np.inf
     for b in range(nb):
         if acc[b] > 0.0:
             q = (b - thr) if b <= N0 else -(b - N0 - 1.0)
-            v = np.log(acc[b]) + 0.5 * eps * q
+            v = np.log(acc[b]) + temp * q
             if v > top:
                 top = v
     if top == -np.inf:
@@ -64,17 +68,18 @@ def _bucket_lse(acc, N0, thr, eps):
     for b in range(nb):
         if acc[b] > 0.0:
             q = (b - thr) if b <= N0 else -(b - N0 - 1.0)
-            s += np.exp(np.log(acc[b]) + 0.5 * eps * q - top)
+            s += np.exp(np.log(acc[b]) + temp * q - top)
     return top + np.log(s)
 
 
 @njit(cache=True)
-def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps):
-    """Unnormalised log-weights of one step of the chain rule (``mass`` normalised to sum 1).
+def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, temp):
+    """Unnormalised log-weights of one step of the chain rule (``mass`` normalised to sum 1;
+    ``temp`` = :func:`ppm.mechanisms.em_temperature` of the selection's epsilon).
 
-    ``c1 < 0``: ``log W(c) = log sum_{c2, c3} m(c) m(c2) m(c3) exp(eps q / 2)`` for every ``c``;
-    ``c1 >= 0, c2 < 0``: ``log sum_{c3} m(c1) m(c) m(c3) exp(eps q / 2)`` for every ``c``;
-    both given: ``log m(c1) m(c2) m(c) + eps q / 2`` for every ``c``."""
+    ``c1 < 0``: ``log W(c) = log sum_{c2, c3} m(c) m(c2) m(c3) exp(temp q)`` for every ``c``;
+    ``c1 >= 0, c2 < 0``: ``log sum_{c3} m(c1) m(c) m(c3) exp(temp q)`` for every ``c``;
+    both given: ``log m(c1) m(c2) m(c) + temp q`` for every ``c``."""
     L, W = bits.shape
     out = np.full(L, -np.inf)
     acc = np.zeros(N0 + N1 + 2)
@@ -83,7 +88,7 @@ def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps):
         x12 = bits[c1] & bits[c2]
         for c in range(L):
             n0, n1 = triple_counts(x12, bits[c], tab0, tab1)
-            out[c] = base + np.log(mass[c]) + 0.5 * eps * min(n0 - thr, -float(n1))
+            out[c] = base + np.log(mass[c]) + temp * min(n0 - thr, -float(n1))
         return out
     x12 = np.empty(W, dtype=np.uint64)
     for c in range(L):
@@ -96,7 +101,7 @@ def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps):
             for c3 in range(L):
                 n0, n1 = triple_counts(x12, bits[c3], tab0, tab1)
                 acc[_bucket(n0, n1, N0, thr)] += mass[c3]
-            out[c] = np.log(mass[c1]) + np.log(mass[c]) + _bucket_lse(acc, N0, thr, eps)
+            out[c] = np.log(mass[c1]) + np.log(mass[c]) + _bucket_lse(acc, N0, thr, temp)
         else:  # sum over (c2, c3) for c
             for d in range(L):
                 for w in range(W):
@@ -105,7 +110,7 @@ def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps):
                 for c3 in range(L):
                     n0, n1 = triple_counts(x12, bits[c3], tab0, tab1)
                     acc[_bucket(n0, n1, N0, thr)] += md * mass[c3]
-            out[c] = np.log(mass[c]) + _bucket_lse(acc, N0, thr, eps)
+            out[c] = np.log(mass[c]) + _bucket_lse(acc, N0, thr, temp)
     return out
 
 

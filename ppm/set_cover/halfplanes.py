@@ -40,7 +40,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from ppm.mechanisms import draw_index
+from ppm.mechanisms import draw_index, em_log_weights, em_temperature
 from ppm.validation import check_labels
 from . import _arrangement_kernels as K
 
@@ -219,7 +219,8 @@ class HalfplaneSelector:
                   np.zeros(1))
         q = self._bucket_scores(arr, threshold)
         with np.errstate(divide="ignore"):
-            logw = np.log(area) + 0.5 * epsilon * q  # log-sum-exp in float64
+            log_area = np.log(area)
+        logw = em_log_weights(q, epsilon, log_base=log_area)  # log-sum-exp in float64
         top = logw.max()
         logp = logw - (top + np.log(np.exp(logw - top).sum()))
         return area, count, q, logp
@@ -280,7 +281,8 @@ class HalfplaneSelector:
                              f"max_n={max_n}")
         area_b, _, q_b, logp_b = self._buckets(arr, threshold, epsilon)
         b0 = int(np.flatnonzero(area_b > 0)[0])  # log N from any bucket of positive area
-        log_norm = math.log(area_b[b0]) + 0.5 * epsilon * q_b[b0] - logp_b[b0]
+        temp = em_temperature(epsilon)
+        log_norm = math.log(area_b[b0]) + temp * q_b[b0] - logp_b[b0]
         cap = K.count_records(arr.ev_P.size, arr.xs.size)
         rec_i, rec_a = np.zeros((cap, 8), dtype=np.int64), np.zeros(cap)
         n_rec = self._run(arr, 2, threshold, np.zeros(1), np.zeros(1, dtype=np.int64), -1,
@@ -300,7 +302,7 @@ class HalfplaneSelector:
                              "lo": int(arr.rep[lo]) if lo >= 0 else -1,
                              "hi": int(arr.rep[hi]) if hi >= 0 else -1,
                              "area": rec_a[r], "q": q, "labelling": lab,
-                             "probability": math.exp(math.log(rec_a[r]) + 0.5 * epsilon * q
+                             "probability": math.exp(math.log(rec_a[r]) + temp * q
                                                      - log_norm)})
         traps = pd.DataFrame(rows)
         cells = (traps.groupby(["box", "labelling"], as_index=False)

@@ -13,8 +13,8 @@ Selection procedure (step 1e with the exponential mechanism, Proposition 2.5): w
 
 two column sums of the sample give all ``2D`` scores (``O(nD)``, vectorised), and ``h`` is drawn
 with probability exactly ``exp(eps q(h)/2) / sum_h' exp(eps q(h')/2)`` (log-sum-exp in float64,
-one inverse-CDF draw: :func:`ppm.mechanisms.draw_index`). The class is fixed by ``D`` alone: no
-data touch it before the mechanism.
+one inverse-CDF draw: :func:`ppm.mechanisms.exponential_mechanism`). The class is fixed by
+``D`` alone: no data touch it before the mechanism.
 ``q`` has sensitivity 1 for a fixed ``threshold`` (each of the two counts moves by at most 1 when
 one example is added, removed or replaced), so one call is ``eps``-DP given the threshold.
 """
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from ppm.mechanisms import draw_index
+from ppm.mechanisms import em_log_weights, exponential_mechanism
 from ppm.validation import check_epsilon
 
 
@@ -122,7 +122,7 @@ class LiteralSelector:
                                  epsilon: float) -> np.ndarray:
         """:meth:`select_distribution` from the counts of :func:`column_counts`."""
         epsilon = check_epsilon(epsilon)
-        logw = 0.5 * epsilon * scores_from_counts(n0, n1, c0, c1, threshold)
+        logw = em_log_weights(scores_from_counts(n0, n1, c0, c1, threshold), epsilon)
         return np.exp(logw - logsumexp(logw))
 
     def select(self, X, y, threshold: float, epsilon: float,
@@ -135,5 +135,5 @@ class LiteralSelector:
         """:meth:`select` from the counts of :func:`column_counts`: the Set Cover Learner keeps
         them up to date as it deletes examples (``O(nD)`` per fit instead of per round)."""
         epsilon = check_epsilon(epsilon)
-        logw = 0.5 * epsilon * scores_from_counts(n0, n1, c0, c1, threshold)
-        return literal_of(draw_index(logw, rng), len(c0))
+        i = exponential_mechanism(scores_from_counts(n0, n1, c0, c1, threshold), epsilon, rng)
+        return literal_of(i, len(c0))

@@ -35,7 +35,9 @@ for each ``c_1`` the kernel (:mod:`ppm.set_cover._triple_kernels`) adds ``mass(c
 (``q`` takes ``N_0 + N_1 + 2`` values; the counts inside are exact integers from bit-packed
 labellings), then takes the log-sum-exp over the buckets. Draw ``c_1``; the same with ``c_1``
 fixed gives ``log W(c_2 | c_1)``; draw ``c_2``; ``log mass(c_3) + epsilon q / 2`` for the
-fixed pair gives ``c_3``. :meth:`TriangleComplementSelector.selection_table` returns the
+fixed pair gives ``c_3``. The kernels (CPU and GPU) receive the temperature ``epsilon / 2``
+from :func:`ppm.mechanisms.em_temperature`, the draws are :func:`ppm.mechanisms.draw_index`.
+:meth:`TriangleComplementSelector.selection_table` returns the
 probability of every ordered triple through the same three steps (for the exactness tests).
 ``q`` does not factor over the three cells, so no exact shortcut avoids the ``L^3`` triples: a
 sample whose ``L^3`` exceeds the limit is refused with a ``ValueError`` before any triple is
@@ -61,7 +63,7 @@ from numbers import Real
 import numpy as np
 
 from ppm.core.cuda_scorer import cuda_usable, gpu_available
-from ppm.mechanisms import draw_index
+from ppm.mechanisms import draw_index, em_temperature
 from ppm.validation import check_labels
 from . import _triple_kernels as TK
 from .halfplanes import (Halfplane, check_grid_points, check_grid_size, check_real,
@@ -207,14 +209,15 @@ class TriangleComplementSelector:
             from . import _cuda_triple_kernels  # imports numba.cuda: only when it runs
 
             kernel = _cuda_triple_kernels.log_weights
-        args = (kernel, bits, mass, tab0, tab1, N0, N1, threshold, epsilon)
+        temp = em_temperature(epsilon)  # the kernels receive the mechanism's temperature
+        args = (kernel, bits, mass, tab0, tab1, N0, N1, threshold, temp)
         return cells, args
 
     @staticmethod
     def _step(args, c1: int, c2: int) -> np.ndarray:
         """Normalised log-probabilities of the next cell given ``c1`` (and ``c2``); -1: none."""
-        kernel, bits, mass, tab0, tab1, N0, N1, thr, eps = args
-        logw = kernel(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, eps)
+        kernel, bits, mass, tab0, tab1, N0, N1, thr, temp = args
+        logw = kernel(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, temp)
         top = logw.max()
         return logw - (top + np.log(np.exp(logw - top).sum()))
 
