@@ -233,7 +233,7 @@ def _normalised_panel(ax, fit: dict) -> None:
     ax.set_xticks([1, 2, 3])
     ax.set_xlabel("dimension d")
     ax.set_ylabel("normalised private cost (P(d) - P(1)) / (P(2) - P(1))")
-    ax.set_title(f"(B) breakdown, excess over ERM: R = "
+    ax.set_title(f"breakdown, excess over ERM: R = "
                  f"{fmt_interval(fit['ratio'], fit['lo'], fit['hi'])}; "
                  f"ln|G| predicts [{fit['predicted'][0]:.2f}, {fit['predicted'][1]:.2f}], "
                  "d predicts 1", fontsize=8)
@@ -258,7 +258,7 @@ def _cost_vs_log_g_panel(ax, fit: dict) -> None:
     ax.plot([], [], "o-", color="C1", label="w_pub = 0.06 settings")
     ax.set_xlabel(r"exact $\ln|G| + \ln(1/\beta)$ at $n_{pub} = w_{pub}\,\hat n$ (d = 1, 2, 3)")
     ax.set_ylabel(r"private cost $P \cdot \epsilon\alpha$")
-    ax.set_title("(C) the excess over ERM against the exact ln|G| (a straight line per setting "
+    ax.set_title("the excess over ERM against the exact ln|G| (a straight line per setting "
                  "if P grows with ln|G|)", fontsize=8)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=6)
@@ -288,7 +288,7 @@ def _nhat_panel(ax, fit: dict, w_pub: float) -> bool:
     ax.set_xticks([1, 2, 3])
     ax.set_xlabel("dimension d")
     ax.set_ylabel(f"n_hat (beta = {fit['beta']:g})")
-    ax.set_title(f"(D) n_hat vs d at w_pub = {w_pub:g}, the pooled settings", fontsize=8)
+    ax.set_title(f"n_hat vs d at w_pub = {w_pub:g}, the pooled settings", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=5, ncol=2)
     return True

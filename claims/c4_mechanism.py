@@ -278,7 +278,7 @@ def class_size_panel(ax, results) -> bool:
     f = fit_d2(df)
     ax.plot(x, x, color="k", ls=":", lw=1, label="ln|G| = d^2 ln n_pub")
     top = local_exponents(df)
-    ax.set_title("(a) ln|G| vs d^2 ln n_pub (filled: ConstrHalf, open: general position)\n"
+    ax.set_title("ln|G| vs d^2 ln n_pub (filled: ConstrHalf, open: general position)\n"
                  f"fit slope {f['slope']:.3f}; local exponents "
                  + ", ".join(f"{r.exponent:.1f}" for r in top.itertuples())
                  + " vs d^2 = " + ", ".join(str(r.d2) for r in top.itertuples()), fontsize=8)
@@ -310,7 +310,7 @@ def a_of_d_panel(ax, results) -> bool:
     ax.set_yscale("log")
     ax.set_xlabel(r"$\ln|G| + \ln(1/\beta)$ at the n where PPM reaches alpha")
     ax.set_ylabel(r"$A(d)$ in $\hat n \approx A/\epsilon + B$")
-    ax.set_title(f"(d) privacy cost A(d) vs ln|G|, w_pub = {tab.w_pub.iloc[0]:g} "
+    ax.set_title(f"privacy cost A(d) vs ln|G|, w_pub = {tab.w_pub.iloc[0]:g} "
                  "(c4_epsilon_fit)", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6)

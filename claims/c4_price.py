@@ -206,7 +206,7 @@ def price_panel(ax, results) -> bool:
     ax.set_xticks(list(tab.index))
     ax.set_xlabel("dimension d")
     ax.set_ylabel("(E(d) - E(1)) / (E(2) - E(1)), and the references alike")
-    ax.set_title(f"(A) the mechanism's privacy price vs d (exact law; n = {design.n}, "
+    ax.set_title(f"the mechanism's privacy price vs d (exact law; n = {design.n}, "
                  f"n_pub = {design.n_pub})", fontsize=8)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=6)
