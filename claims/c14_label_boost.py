@@ -29,10 +29,13 @@ not depend on ``m`` once ``m(b)`` exceeds it, from ``b`` = 2048 on), ``b`` in {2
 16384} (x8), the wrapper and, on the same draws, its base learner alone (the foil: its cost
 grows like ``b ln 2``, so at a fixed ``n`` its success rate falls). Read: the slope of the
 success rate (excess error <= alpha) against ``log2 b`` (:func:`success_slope`, per doubling
-of ``b``). The wrapper's must be 0; the alternative is the base learner's measured slope, and
-the band between them is derived from the two (:func:`fixed_n_verdict`: half the base learner's
-fall either side of 0). A base learner whose success rate does not fall leaves nothing to
-separate (inconclusive).
+of ``b``). The wrapper's must be 0; the alternative is the fall of a learner whose labelled
+need grows with ``b`` and crosses ``n`` inside the ``b`` range, as the base learner's does: a
+unit step from success to failure, whose least-squares slope on this ``b`` grid lies in [-0.4,
+-0.3] per doubling (:func:`design_fall`: the design alone sets it, no measured slope enters the
+bands); the bands are half the shallowest fall either side of 0 (:func:`fixed_n_verdict`). The
+base learner's own measured fall is a check (its premise), not a band. A base learner whose
+success rate does not fall leaves nothing to separate (inconclusive).
 """
 
 from __future__ import annotations
@@ -138,7 +141,7 @@ NAMES = ("the wrapper flat", "the base learner's ln 2^(b+1)")
 
 
 # The fixed-n rows: the wrapper's success rate flat in b, against the base learner's fall.
-FIXED_NAMES = ("the wrapper flat", "the base learner's measured fall")
+FIXED_NAMES = ("the wrapper flat", "a cost crossing n inside the b range (the base learner's)")
 
 
 def success_slope(trials, alpha: float) -> dict:
@@ -165,18 +168,35 @@ def success_slope(trials, alpha: float) -> dict:
                 curve=curve)
 
 
-def fixed_n_verdict(wrap: dict, base: dict) -> str:
+def design_fall(bs) -> tuple[float, float]:
+    """The alternative's range, from the design alone: a learner whose labelled need grows with
+    ``b`` and crosses ``n`` inside the ``b`` range (the base learner: ``b ln 2`` samples per
+    unit of its cost) drops from success (rate 1) to failure (rate 0) between two grid points;
+    the least-squares slope against ``log2 b`` of every such unit step on the grid ``bs``,
+    ``(steepest, shallowest)`` (-0.4 and -0.3 per doubling on 4 doublings)."""
+    x = np.log2(np.asarray(bs, dtype=float))
+    if x.size < 2:
+        return (math.nan, math.nan)
+    sxx = float(((x - x.mean()) ** 2).sum())
+    slopes = [float(((x - x.mean()) * (np.arange(x.size) < j)).sum() / sxx)
+              for j in range(1, x.size)]
+    return (min(slopes), max(slopes))
+
+
+def fixed_n_verdict(wrap: dict, base: dict, fall=None) -> str:
     """The wrapper's success-rate slope (:func:`success_slope`) weighed against 0 and against
-    the base learner's measured slope ``s`` at the same ``n``: the bands are half the gap
-    either side (:func:`claims.predictions.rate_verdict` with ``tol = |s| / 2``: the wrapper's
-    band is ``[-|s|/2, |s|/2]``). Inconclusive when the base learner's interval does not lie
-    below 0 (its success rate does not fall: no alternative to separate from)."""
+    the fall the design predicts for a learner whose cost crosses ``n`` inside the ``b`` range
+    (:func:`design_fall`, ``(steep, shallow)``; no measured value enters the bands): the bands
+    are half the shallowest fall either side (:func:`claims.predictions.rate_verdict` with
+    ``tol = |shallow| / 2``). Inconclusive when the base learner's interval does not lie
+    below 0 (the foil does not fall at this n: the design's premise fails)."""
     if not (np.isfinite(base["hi"]) and base["hi"] < 0):
         return inconclusive(f"the base learner's success rate does not fall at this n "
                             f"(slope {fmt_slope(base, 3)}): nothing to separate the wrapper "
                             f"from")
-    fall = float(base["slope"])
-    return rate_verdict(wrap, (0.0, 0.0), (fall, fall), FIXED_NAMES, tol=abs(fall) / 2)
+    if fall is None:
+        fall = design_fall(base["curve"]["n"].to_numpy())
+    return rate_verdict(wrap, (0.0, 0.0), fall, FIXED_NAMES, tol=abs(fall[1]) / 2)
 
 
 def _rates(curve) -> str:
@@ -198,6 +218,7 @@ def fixed_n_rows(results) -> list[VerdictRow]:
     setting = (f"noisy spread-out support (eta={eta:g}), alpha0={a0:g}, n={n} labelled, "
                f"b={int(bs.min())}..{int(bs.max())}, epsilon=1")
     rows = []
+    fall = design_fall(bs)
     for alpha in alphas_of(nhat):
         fw, fb = success_slope(wrap, alpha), success_slope(base, alpha)
         ends = fw["curve"]["frac"].to_numpy()
@@ -210,10 +231,13 @@ def fixed_n_rows(results) -> list[VerdictRow]:
                      f"(largest - smallest b: {ends[-1] - ends[0]:+.3f}); success rate "
                      f"{_rates(fw['curve'])}; base learner alone, same draws: slope "
                      f"{fmt_slope(fb, 3)} (min_labelled at alpha0={a0:g}: {need})",
-            theory=(theory_with_alternative((0.0, 0.0), (fb["slope"], fb["slope"]),
-                                            FIXED_NAMES, tol=abs(fb["slope"]) / 2, digits=3)
-                    if np.isfinite(fb["slope"]) else "the wrapper flat [0.000, 0.000]"),
-            verdict=fixed_n_verdict(fw, fb),
+            theory=(theory_with_alternative((0.0, 0.0), fall, FIXED_NAMES,
+                                            tol=abs(fall[1]) / 2, digits=3)
+                    + " (bands from the design: any unit step from success to failure inside "
+                      f"b = {int(bs.min())}..{int(bs.max())} has a least-squares slope in "
+                      f"[{fall[0]:.2f}, {fall[1]:.2f}] per doubling; no measured value enters "
+                      "them)" if np.isfinite(fall[1]) else "the wrapper flat [0.000, 0.000]"),
+            verdict=fixed_n_verdict(fw, fb, fall),
             slope=fw["slope"], slope_lo=fw["lo"], slope_hi=fw["hi"],
             d=1, epsilon=1.0, alpha=float(alpha), extra="wrapper fixed n"))
         rows.append(VerdictRow(

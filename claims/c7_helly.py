@@ -3,13 +3,16 @@
 Reads the exact audit ``<results>/c7_helly/helly.csv`` written by ``scripts/exact_audits.py``: on random
 small samples, the minimum empirical error over G against the exact ERM halfspace. Lemma 4.5
 says ``min_G <= ERM`` always; as a control that the check can fail, G restricted to single
-halfspaces (j <= 1) is counted where it is worse than ERM.
+halfspaces (j <= 1) is counted where it is worse than ERM. An exact audit: "exact audit: passes
+(N instances)" or "exact audit: FAILS (...)" (:func:`claims.accounting.audit_verdict`), never
+counted as statistical evidence.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from claims.accounting import audit_verdict
 from claims.base import Claim, VerdictRow
 
 STATEMENT = "G holds a rule at least as good as ERM (Lemma 4.5, Helly)"
@@ -26,9 +29,10 @@ def analyse(results) -> list[VerdictRow]:
         paper="G holds a hypothesis at least as good as ERM (Lemma 4.5, Helly)",
         measured=f"violations {int(c7['violation'].sum())}/{len(c7)}; control: single "
                  f"halfspaces (j<=1) worse than ERM in {int(d2['single_worse'].sum())}/{len(d2)} "
-                 "d>=2 instances",
+                 f"d>=2 instances; exact, {len(c7)} instances",
         theory="0 violations",
-        verdict="holds" if not c7["violation"].any() else "does not hold",
+        verdict=audit_verdict(not c7["violation"].any(), len(c7), "instances",
+                              detail=f"{int(c7['violation'].sum())} violations"),
         extra=f"{len(c7)} exact audits")]
 
 

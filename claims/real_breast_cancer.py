@@ -280,9 +280,26 @@ def analyse(results) -> list[VerdictRow]:
                      f"detectable at {POWER:.0%} power: {mde:.3f}{parts}; from {source}",
             theory=("(no theorem: an application) PPM - DP-LR > 0; alternative: no difference "
                     f"(within +-{EQUIVALENCE:g}) or DP-LR better"),
-            verdict=comparison(lo, hi, mde),
+            verdict=at_this_size(comparison(lo, hi, mde), floor, n, n_test),
             epsilon=float(e), extra=f"{feats}, n_train={n}"))
     return rows
+
+
+CANNOT_CONCLUDE = "cannot conclude at this size"
+
+
+def at_this_size(verdict: str, floor: float, n_train: int, n_test: int) -> str:
+    """An interval that straddles 0 at this ``n_train``: more splits cannot decide it, since the
+    Nadeau-Bengio variance keeps its ``n_test / n_train`` term however many splits are drawn
+    (:func:`draws_floor`: the smallest difference these splits detect with infinitely many
+    draws). Shown, not counted: "breakdown (not counted: cannot conclude at this size ...)"."""
+    if not verdict.startswith("inconclusive (interval straddles 0"):
+        return verdict
+    floor_txt = (f"these splits detect {floor:.3f} at best with infinitely many draws, "
+                 if np.isfinite(floor) else "")
+    return (f"breakdown (not counted: {CANNOT_CONCLUDE}, n_train = {n_train}: {floor_txt}"
+            f"and the Nadeau-Bengio term n_test/n_train = {n_test / n_train:.2f} does not "
+            f"shrink with more splits; a larger n_train decides it): {verdict}")
 
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:

@@ -11,6 +11,14 @@ claim: the headline setting (``Claim.headline``), the median looseness and the c
 (:func:`claims.verdicts.combined_verdict`: "inconclusive" unless most settings are conclusive,
 with the counts); a claim without a theorem lists the measurement and comparison of every
 setting.
+
+Audits and checks are not evidence (:mod:`claims.accounting`): the verdict table's ``kind``
+column says what a claim's verdict rests on ("statistical", "comparison", "audit" for a claim
+made of exact audits only, C6 and C7, whose verdict reads "exact audit: passes (N instances)"),
+and ``audits`` lists the claim's audits and checks. ``summary.md`` shows the statistical table
+(claims of kind "audit" left out) and then a section "Audits and checks" with every audit and
+check row of every claim (:func:`audit_rows`: exact audits, statistical privacy audits,
+built-in checks, recognised by their verdict's prefix or ``extra = "privacy audit"``).
 """
 
 from __future__ import annotations
@@ -26,16 +34,27 @@ from analysis.aggregate import execution_only, fmt_value
 from analysis.dose_response import READINGS, use_reading
 
 from claims import plotting
+from claims.accounting import audit_count, claim_verdict, row_kind
 from claims.base import (SMOKE_NOTE, SMOKE_PREFIX, Claim, ResultStore, VerdictRow, is_smoke,
                          rows_frame)
 from claims.registry import CLAIMS
-from claims.verdicts import (CSV_FLOAT_FORMAT, combined_verdict, comparison_verdict,
-                             counted, markdown_table)
+from claims.verdicts import CSV_FLOAT_FORMAT, comparison_verdict, counted, markdown_table
 from experiments import columns
 from ppm.files import write_csv_atomic, zero_float_noise
 
 DETAIL_COLUMNS = ["claim", "setting", "measured", "theory", "looseness", "verdict"]
 TABLE_COLUMNS = ["claim", "paper", "measured", "theory", "looseness", "verdict", "figure"]
+AUDIT_COLUMNS = ["claim", "setting", "measured", "verdict"]
+AUDIT_HEADING = "## Audits and checks"
+AUDIT_NOTE = ("Exact audits of proven lemmas, statistical privacy audits and built-in checks: "
+              "each can fail only through a bug (or, for a statistical audit, by chance at its "
+              "stated level), so none is evidence for a claim and none is counted above; a "
+              "failed one is loud (\"exact audit: FAILS\", \"check: FAILED\", and the claim's "
+              "verdict starts with \"AUDIT FAILED\" or \"CHECK FAILED\").")
+STAT_NOTE = ("The statistical verdict table: only rows that read noisy data are counted here "
+             "(audits and checks are in the section below).")
+# the verdict of a setting that this design cannot decide at its size (shown, not counted)
+CANNOT_CONCLUDE = "cannot conclude at this size"
 NOT_RUN = "not run in this results root"
 CANNOT = "cannot be analysed in this results root"
 # <root>/<claim>/UNANALYSABLE: the claim's analysis failed on what the root holds (the reason);
@@ -285,10 +304,15 @@ def verdict_table(details: pd.DataFrame, claims=CLAIMS,
             verdict = f"{CANNOT} ({why})" if why else NOT_RUN
             rows.append(dict(claim=claim.id, paper=claim.statement, setting="",
                              measured=CANNOT if why else NOT_RUN, looseness=np.nan,
-                             verdict=verdict, figure=""))
+                             verdict=verdict, figure="", kind="not run", audits=""))
             continue
-        own = sub[sub["verdict"].map(counted)]
-        own = own if len(own) else sub
+        extras = sub["extra"].fillna("").astype(str) if "extra" in sub else [""] * len(sub)
+        kinds = [row_kind(v, e) for v, e in zip(sub["verdict"], extras)]
+        combined, kind = claim_verdict(sub["verdict"], extras)
+        is_stat = np.array([k == "statistical" for k in kinds], dtype=bool)
+        is_audit = np.array([k in ("audit", "check") for k in kinds], dtype=bool)
+        own = sub[is_stat & sub["verdict"].map(counted).to_numpy(dtype=bool)]
+        own = own if len(own) else (sub[is_audit] if is_audit.any() else sub)
         head = _headline(own, claim.headline)
         more = len(own) - 1
         loose = pd.to_numeric(own["looseness"], errors="coerce")
@@ -301,11 +325,34 @@ def verdict_table(details: pd.DataFrame, claims=CLAIMS,
                       else "; ".join(own["measured"].astype(str))),
             theory=str(head.get("theory", "")),
             looseness=float(loose.median()) if loose.notna().any() else np.nan,
-            verdict=(combined_verdict(own["verdict"]) if claim.has_theorem
-                     else comparison_verdict(own)),
+            verdict=(combined if claim.has_theorem else _comparison(own, sub)),
             figure=f"{figures}/{fig}.png" if fig and fig != "nan" else "",
+            kind=kind if claim.has_theorem else "comparison",
+            audits="; ".join(f"{k}: {audit_count(v) or v}" if k == "audit" else str(v)
+                             for v, k in zip(sub["verdict"], kinds) if k in ("audit", "check")),
         ))
     return pd.DataFrame(rows)
+
+
+def _comparison(own: pd.DataFrame, sub: pd.DataFrame) -> str:
+    """A comparison claim's verdict (:func:`claims.verdicts.comparison_verdict` of its counted
+    settings) and the settings that cannot conclude at this size (shown, not counted)."""
+    text = comparison_verdict(own[own["verdict"].map(counted)])
+    short = sub[sub["verdict"].astype(str).str.contains(CANNOT_CONCLUDE, regex=False)]
+    if len(short) and "epsilon" in short:
+        eps = ", ".join(f"{e:g}" for e in short["epsilon"])
+        text = (text + "; " if text else "") + f"{CANNOT_CONCLUDE} at epsilon {eps} (not counted)"
+    return text
+
+
+def audit_rows(details: pd.DataFrame) -> pd.DataFrame:
+    """Every audit and built-in check of every claim (:func:`claims.accounting.row_kind`): the
+    rows of the "Audits and checks" section of ``summary.md``, never of the statistical table."""
+    extras = (details["extra"].fillna("").astype(str) if "extra" in details
+              else pd.Series([""] * len(details), index=details.index))
+    kinds = [row_kind(v, e) for v, e in zip(details["verdict"], extras)]
+    out = details.assign(kind=kinds)
+    return out[out["kind"].isin(["audit", "check"])].reset_index(drop=True)
 
 
 # summary.md: at most this many characters per cell (the table stays readable, ~280 wide);
@@ -355,9 +402,17 @@ def write_table(root: Path) -> pd.DataFrame:
         details = details.assign(verdict=details["verdict"].map(smoke_verdict))
         note = f"**{SMOKE_NOTE}**\n\n"
     write_csv(table, root / "summary.csv")
-    shown = readable(table[TABLE_COLUMNS])
-    cut_any = not shown.equals(table[TABLE_COLUMNS])
-    (root / "summary.md").write_text(note + markdown_table(shown)
-                                     + (f"\n{MORE_NOTE}\n" if cut_any else ""))
+    stat = table[table["kind"] != "audit"]
+    shown = readable(stat[TABLE_COLUMNS])
+    audits = audit_rows(details)
+    shown_audits = readable(audits[AUDIT_COLUMNS]) if len(audits) else audits
+    cut_any = (not shown.equals(stat[TABLE_COLUMNS])
+               or (len(audits) and not shown_audits.equals(audits[AUDIT_COLUMNS])))
+    section = ""
+    if len(audits):
+        section = (f"\n{AUDIT_HEADING}\n\n{AUDIT_NOTE}\n\n"
+                   + markdown_table(shown_audits))
+    (root / "summary.md").write_text(note + STAT_NOTE + "\n\n" + markdown_table(shown)
+                                     + section + (f"\n{MORE_NOTE}\n" if cut_any else ""))
     (root / "summary_details.md").write_text(note + markdown_table(details[DETAIL_COLUMNS]))
     return table

@@ -4,7 +4,9 @@
 ``claims/report.py``); what ``make reproduce`` / ``make figures`` print at the end is this
 digest instead: the claim, its verdict word (long parenthetical explanations dropped) and the one
 number that decides it (the headline measurement's first estimate with its interval), then
-pointers to the full files.
+pointers to the full files. Claims made of audits only (kind "audit": C6, C7) and the audits
+and checks of the other claims (the table's ``audits`` column) are listed apart, under
+:data:`AUDIT_HEADER`: they are not evidence, and a failed one reads "FAILS" / "FAILED" there.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ KEEP_PAREN = 32
 _ESTIMATE = re.compile(r"[-+]?\d[\d.]*(?:e[-+]?\d+)? \[[^\]]*\]")
 _EQUALS = re.compile(r" = ([-+]?\d[\d.]*(?:e[-+]?\d+)?%?)")
 _COUNT = re.compile(r"\d+/\d+")  # "violations 0/300"
+AUDIT_HEADER = "audits and checks (not evidence: each can fail only through a bug):"
 
 
 def fit(text: str, width: int) -> str:
@@ -87,10 +90,22 @@ def summary_lines(table: pd.DataFrame, root: Path | str, width: int = WIDTH,
     numbers = [deciding_number(m) for m in table.get("measured", [""] * len(table))]
     num_w = min(26, max([len("deciding number"), *map(len, numbers)]))
     verdict_w = width - id_w - num_w - 4
+    kinds = [str(k) for k in table["kind"]] if "kind" in table else [""] * len(table)
+    audits = ([("" if pd.isna(a) else str(a)) for a in table["audits"]] if "audits" in table
+              else [""] * len(table))
     lines = [f"{'claim':<{id_w}}  {'verdict':<{verdict_w}}  {'deciding number':<{num_w}}".rstrip()]
-    for cid, verdict, number in zip(ids, verdicts, numbers):
+    for cid, verdict, number, kind in zip(ids, verdicts, numbers, kinds):
+        if kind == "audit":
+            continue  # below, with the audits and checks: not evidence
         lines.append(f"{cid:<{id_w}}  {fit(verdict, verdict_w):<{verdict_w}}  "
                      f"{fit(number, num_w)}".rstrip())
+    checked = [(cid, verdict if kind == "audit" else audit)
+               for cid, verdict, kind, audit in zip(ids, verdicts, kinds, audits)
+               if kind == "audit" or audit]
+    if checked:
+        lines.append(fit(AUDIT_HEADER, width))
+        for cid, text in checked:
+            lines.append(f"{cid:<{id_w}}  {fit(text, width - id_w - 2)}".rstrip())
     root = Path(root)
     lines += [fit(f"full table: {root / 'summary.md'} (long cells cut; every word in "
                   f"{root / 'summary.csv'})", width),

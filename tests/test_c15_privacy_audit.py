@@ -21,7 +21,8 @@ from scipy import stats
 import ppm.diagnostics.active_audit as aa
 from claims import c15_active as c15
 from claims.base import ResultStore
-from claims.verdicts import FAILS, HOLDS, counted
+from claims.accounting import failed, row_kind
+from claims.verdicts import counted
 from ppm.semi_supervised import PrivateActiveLearner
 from ppm.semi_supervised.cover import threshold_cover
 from ppm.semi_supervised.sanitizer import sanitize_thresholds
@@ -95,7 +96,9 @@ def test_the_audit_fails_a_learner_without_amplification_and_cal():
     assert a["no_pool_loss"] > 0.25  # Algorithm 4 without its pool: not 0.25-DP
     assert a["cal_loss"] == math.inf
     fake = [dict(a, loss=a["no_pool_loss"])]
-    assert c15.privacy_verdict(fake) == FAILS and c15.privacy_verdict([a]) == HOLDS
+    assert c15.privacy_verdict(fake).startswith("exact audit: FAILS")
+    assert c15.privacy_verdict([a]) == f"exact audit: passes ({a['neighbour_pairs']} neighbouring pairs)"
+    assert failed(c15.privacy_verdict(fake)) and not failed(c15.privacy_verdict([a]))
     assert c15.privacy_verdict([]) == "not measured"
 
 
@@ -122,9 +125,12 @@ def test_committed_results_count_privacy_once_beside_the_label_rows():
     rows = c15.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
     priv = [r for r in rows if r.extra == "privacy"]
     check = [r for r in rows if r.extra == "privacy check"]
-    assert len(priv) == 1 and priv[0].verdict == HOLDS and counted(priv[0].verdict)
+    # an exact audit: shown in the audit section, never a statistical row
+    assert len(priv) == 1 and priv[0].verdict.startswith("exact audit: passes")
+    assert row_kind(priv[0].verdict, priv[0].extra) == "audit"
     assert "CAL" in priv[0].theory and "infinity" in priv[0].theory
     assert len(check) == 1 and not counted(check[0].verdict)
     # the label-query fact is still the GenericLearner rows' (one per alpha), counted once
     assert [r.extra for r in rows if counted(r.verdict)].count("generic") >= 1
-    assert all(r.extra in ("generic", "privacy") for r in rows if counted(r.verdict))
+    assert all(r.extra == "generic" for r in rows
+               if row_kind(r.verdict, r.extra) == "statistical")

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from claims.registry import CLAIMS
-from claims.terminal import deciding_number, summary_lines, verdict_word
+from claims.terminal import AUDIT_HEADER, deciding_number, summary_lines, verdict_word
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,7 +64,11 @@ def test_summary_script_prints_the_digest(tmp_path, capsys):
     summary.main(["--results", str(tmp_path)])
     out = capsys.readouterr().out.splitlines()
     assert out and max(map(len, out)) <= 100
-    assert sum(line.startswith(("C1 ", "C16 ")) for line in out) == 2
+    # one statistical line each; the audits and checks (C16's check, C6's audit) come below
+    head = out.index(AUDIT_HEADER)
+    assert sum(line.startswith(("C1 ", "C16 ")) for line in out[:head]) == 2
+    assert not any(line.startswith(("C6 ", "C7 ")) for line in out[:head])
+    assert any(line.startswith("C6 ") and "exact audit" in line for line in out[head:])
     assert (tmp_path / "summary.md").exists()
 
 

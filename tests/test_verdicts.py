@@ -356,8 +356,11 @@ def test_c10_has_no_escape_through_a_small_error():
             rows += [dict(learner="ppm", trial=t, n=100, shift=shift, error=ppm),
                      dict(learner="semi_private", trial=t, n=100, shift=shift, error=ppm + gap)]
     df = pd.DataFrame(rows).assign(**{"population.d": 1})
-    v = _row(df, "semi_private", "semi-private", "x").verdict
+    counted_row, check = _row(df, "semi_private", "semi-private", "x")
+    v = counted_row.verdict
     assert v.startswith("inconclusive"), v
+    assert "paired trials at this n decide it" in v  # the design that would decide it
+    assert check.verdict == "check: passed"  # the failure at shift 1: by construction
 
 
 def test_real_data_separates_mechanism_noise_from_the_split_overlap():
