@@ -144,7 +144,8 @@ def rate_verdict(fit: dict, predicted: tuple, alternative: tuple,
     holds: the interval lies inside the prediction's band (so it excludes the alternative's);
     does not hold: it lies inside the alternative's band, or outside both (for an upper-bound
     rate, ``worse`` = the side where a learner needing more samples lands, an interval
-    entirely on the other side is :data:`FASTER`); inconclusive: it meets both bands
+    entirely on the other side is :data:`FASTER`, counted only when it also excludes the
+    alternative's band, else a breakdown row); inconclusive: it meets both bands
     ("cannot separate ... at this precision", with the half-width and the trials that would),
     crosses a band's outer edge, or the ranges overlap. Censored cells (``fit["direction"]``)
     make the estimate a bound: it decides only what it excludes (:func:`prediction_verdict`),
@@ -195,7 +196,11 @@ def rate_verdict(fit: dict, predicted: tuple, alternative: tuple,
         return HOLDS
     if worse:  # an upper-bound rate: entirely on the fast side of its band is a finding
         if (worse == "above" and hi < band_p[0]) or (worse == "below" and lo > band_p[1]):
-            return FASTER + (f" (consistent with {a_name})" if inside(band_a) else "")
+            if meets(band_a):  # counted only when it could have failed: it must exclude a_name
+                return (f"breakdown (not counted: faster than the worst case, but the interval "
+                        f"{fmt_band((lo, hi))} meets {a_name}'s band {fmt_band(band_a)}: it "
+                        f"could not have excluded it): {FASTER}")
+            return FASTER
     if inside(band_a):
         return FAILS + f" (consistent with {a_name}, not with {p_name})"
     if not meets(band_p) and not meets(band_a):
