@@ -111,7 +111,7 @@ def _level4_runs(scorer):
 def measure(scorer, level, repeats, cpu_chunks):
     from math import comb
 
-    from ppm.core.cuda_scorer import simulator_enabled
+    from ppm.gpu import simulator_enabled
     from ppm.core.cuda_scorer import CudaKernels, cpu_kernels, launch_shape
 
     gpu = CudaKernels(scorer.PQT, scorer.wP, scorer.n)
@@ -223,7 +223,7 @@ def measure_triangles(m, T, repeats, cpu_max_triples, seed=0) -> dict:
 
 def triangles(ms, T, repeats, cpu_max_triples, out, smoke, device) -> list[dict]:
     """The triangle-selection benchmark (module docstring); writes ``out`` unless ``smoke``."""
-    from ppm.core.cuda_scorer import simulator_enabled
+    from ppm.gpu import simulator_enabled
     from ppm.set_cover import TriangleComplementSelector
 
     X, y = _triangle_sample(4, T)
@@ -277,8 +277,8 @@ def main(argv=None) -> list[dict]:
 
     import numba
 
-    from ppm.core.cuda_scorer import simulator_enabled
-    from ppm.core.cuda_scorer import check_cuda, cuda_module
+    from ppm.gpu import simulator_enabled
+    from ppm.gpu import check_cuda, cuda_module
 
     check_cuda()
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))

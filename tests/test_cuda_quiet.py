@@ -3,7 +3,7 @@
 numba warns (``NumbaPerformanceWarning``: "Grid size N will likely result in GPU
 under-utilization due to low occupancy.") when a kernel is configured with fewer than 128
 blocks, which the PPM scorer and the Set Cover triple kernels do on purpose, at every launch of a
-sweep. The launches silence that one warning (:func:`ppm.core.cuda_scorer.quiet_low_occupancy`).
+sweep. The launches silence that one warning (:func:`ppm.gpu.quiet_low_occupancy`).
 
 numba's CUDA simulator never emits the warning, so these checks (in a subprocess under the
 simulator, like tests/test_cuda_scorer.py) make every simulated launch configuration emit it, as
@@ -110,7 +110,7 @@ def test_the_filter_covers_a_warning_class_of_its_own():
     ``numba.core.errors.NumbaPerformanceWarning`` ("Grid size 86" lines in a 2026-11 batch log):
     the message alone is hidden, whatever the class; another message of that class still shows
     (no simulator or GPU needed: the launch context only)."""
-    from ppm.core.cuda_scorer import quiet_low_occupancy
+    from ppm.gpu import quiet_low_occupancy
 
     Foreign = type("NumbaPerformanceWarning", (UserWarning,), {})
     with warnings.catch_warnings(record=True) as caught:

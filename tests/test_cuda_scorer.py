@@ -160,9 +160,9 @@ def test_cuda_without_gpu_fails_before_any_work(monkeypatch):
     """No GPU and no simulator: a one-line error before ConstrHalf runs (checked in this process
     without the simulator, which this module never enables here)."""
     from ppm.core import learner
-    from ppm.core import cuda_scorer
+    from ppm import gpu
 
-    if cuda_scorer.cuda_usable():
+    if gpu.cuda_usable():
         pytest.skip("a GPU (or the simulator) is available here")
 
     def no_work(*args, **kwargs):

@@ -197,10 +197,10 @@ def test_device_is_execution_only():
 def test_cuda_without_gpu_fails_before_any_work(monkeypatch):
     """No GPU and no simulator (this process never enables it): a one-line ValueError before
     the dual arrangement is built or the data looked at."""
-    from ppm.core import cuda_scorer
+    from ppm import gpu
     from ppm.set_cover import DisjunctionLearner, TriangleComplementSelector, learner, unions
 
-    if cuda_scorer.cuda_usable():
+    if gpu.cuda_usable():
         pytest.skip("a GPU (or the simulator) is available here")
 
     def no_work(*args, **kwargs):

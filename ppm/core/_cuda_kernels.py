@@ -44,34 +44,13 @@ compile-time constants in numba.cuda. They compile for numba's built-in ``numba.
 from __future__ import annotations
 
 import functools
-import os
 
-import numpy as np
+from ppm.gpu import cuda_module, simulator_enabled
 
 ROWS = 32  # rows i per work item (a warp's width: one row per lane when loading)
 SHARED_HIST_BYTES = 40 * 1024  # static shared memory for the per-warp histograms (of 48 KiB)
 _UINT32_MAX = (1 << 32) - 1
 cuda = None  # numba.cuda, bound by build() (importing it is deferred until a kernel is needed)
-
-
-def cuda_module():
-    """``numba.cuda`` (numba's built-in target or the ``numba-cuda`` package).
-
-    numba-cuda 0.30 still calls ``np.row_stack``, which numpy >= 2.5 removed: alias it first.
-    """
-    if not hasattr(np, "row_stack"):
-        np.row_stack = np.vstack
-    from numba import cuda
-
-    return cuda
-
-
-def simulator_enabled() -> bool:
-    """Whether numba.cuda is (or will be) the CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
-    import numba
-
-    return bool(getattr(numba.config, "ENABLE_CUDASIM", 0)) or \
-        os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
 
 def histogram_copies(n: int, threads: int) -> int:

@@ -21,18 +21,17 @@ the same seed, the same sampled hypothesis. What runs on the GPU:
 
 The empty hypothesis and the single halfspaces (``O(|C_pub| n)``) stay on the CPU. Privacy is
 untouched (Lemma 4.1): ``G`` is built from the public points only, the kernels compute the same
-integer scores.
+integer scores. The CUDA plumbing (the numba.cuda module, the device checks, the launches
+under the low-occupancy warning filter) comes from :mod:`ppm.gpu`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import warnings
-
 import numpy as np
 
-from ppm.core._cuda_kernels import ROWS, build, cuda_module, simulator_enabled
+from ppm.core._cuda_kernels import ROWS, build
 from ppm.core.hypothesis_class import BitsetScorer
+from ppm.gpu import check_cuda, cuda_module, launch, simulator_enabled
 
 
 def cpu_kernels():
@@ -41,76 +40,10 @@ def cpu_kernels():
 
     return _bitset_kernels
 
-# device="auto" takes the GPU from this many hypotheses on: below it the CPU kernels (about
-# 1e9 hypotheses/s on 2 cores) finish in ~0.1 s, the time the GPU path spends compiling its
-# kernels for a new word count (cached per process) and moving the bitsets.
-AUTO_MIN_HYPOTHESES = 1e8
-
-
-def gpu_available() -> bool:
-    """A real CUDA GPU usable by numba (the simulator does not count)."""
-    if simulator_enabled():
-        return False
-    try:
-        return bool(cuda_module().is_available())
-    except Exception:  # no driver, a broken toolkit, numba-cuda failing to import
-        return False
-
-
-def cuda_usable() -> bool:
-    """A real GPU, or the CUDA simulator when ``NUMBA_ENABLE_CUDASIM=1`` is set (tests)."""
-    if simulator_enabled():
-        return True
-    return gpu_available()
-
-
-def check_cuda() -> None:
-    """Raise a one-line ``RuntimeError`` unless :func:`cuda_usable`."""
-    if not cuda_usable():
-        raise RuntimeError(
-            "device='cuda' needs an NVIDIA GPU visible to numba.cuda (install the extra: "
-            "pip install -e '.[gpu]'); none was found. Use device='cpu' or 'auto'.")
-
-
-# numba's launch-time NumbaPerformanceWarning for grids under 128 blocks. The launch shapes here
-# are chosen on purpose (persistent blocks, one block per cell, small grids for small inputs),
-# so the warning printed at every launch of a sweep says nothing: it alone is silenced, at the
-# launches, by its category and message (every other warning still shows).
-LOW_OCCUPANCY_MESSAGE = r"Grid size \d+ will likely result in GPU under-utilization"
-
-
-def _performance_warning_classes() -> tuple:
-    """``NumbaPerformanceWarning`` of numba and, when installed, of numba-cuda (which may
-    define its own class in ``numba.cuda.core.errors``)."""
-    from numba.core.errors import NumbaPerformanceWarning
-
-    classes = [NumbaPerformanceWarning]
-    try:
-        from numba.cuda.core.errors import NumbaPerformanceWarning as CudaPerformanceWarning
-    except ImportError:  # numba's built-in numba.cuda: the class above
-        pass
-    else:
-        if CudaPerformanceWarning not in classes:
-            classes.append(CudaPerformanceWarning)
-    return tuple(classes)
-
-
-@contextlib.contextmanager
-def quiet_low_occupancy():
-    """Around a kernel launch (``kernel[blocks, threads](...)``): ignore numba's low-occupancy
-    ``NumbaPerformanceWarning`` ("Grid size N will likely result in GPU under-utilization ..."),
-    only that category and message."""
-    with warnings.catch_warnings():
-        for category in _performance_warning_classes():
-            warnings.filterwarnings("ignore", message=LOW_OCCUPANCY_MESSAGE, category=category)
-        # By message for any class too: numba-cuda may raise it from a class object of its own
-        # (``numba_cuda.numba.cuda...``) that is not the one imported above, which would explain
-        # the "Grid size 86" lines left in a batch log (2026-11; not confirmed on a GPU).
-        warnings.filterwarnings("ignore", message=LOW_OCCUPANCY_MESSAGE, category=Warning)
-        yield
-
 
 def launch_shape(cuda, n_items: int, threads: int | None, blocks: int | None):
+    """``(threads, blocks)`` of a launch over ``n_items`` work items: persistent blocks (3 per
+    multiprocessor) of 256 threads on a GPU, 2 blocks of 32 threads under the simulator."""
     if simulator_enabled():  # every simulated thread is a Python thread: keep blocks small
         threads, blocks = threads or 32, blocks or 2
     else:
@@ -174,9 +107,7 @@ class CudaKernels:
         args = (self._device_pqt(), cuda.to_device(Mp),
                 *(cuda.to_device(v) for v in (p, a, lo, hi, slot, offsets)), np.int64(n_items),
                 counter, np.int64(n0 - 64 * self.wP), *tail_args)
-        with quiet_low_occupancy():
-            kernel[blocks, threads](*args, out)
-        cuda.synchronize()
+        launch(kernel, blocks, threads, *args, out)
 
     def _hist(self, M, segs, n0, n_slots) -> np.ndarray:
         d_out = self._cuda.to_device(np.zeros((n_slots, self.n + 2), dtype=np.uint64))

@@ -35,16 +35,16 @@ from ppm.core.hypothesis_class import (
     SortedScorer1D,
     class_size,
 )
-from ppm.core.cuda_scorer import AUTO_MIN_HYPOTHESES, CudaScorer, check_cuda, gpu_available
+from ppm.core.cuda_scorer import CudaScorer
 from ppm.core.histogram_memo import (MemoisedScorer, check_memo_allowed, memo_key,
                                     supports_memo)
 from ppm.core.memory import (check_max_memory, construction_bytes, default_max_memory,
                              format_bytes, scorer_bytes)
 from ppm.mechanisms import sample_level_and_rank
 from ppm.core.sweep_scorer import MAX_COLUMN_BYTES, SweepScorer
+from ppm.gpu import AUTO_MIN_HYPOTHESES, DEVICES as _DEVICES, check_cuda, gpu_available
 
 _METHODS = ("auto", "sweep", "bitset", "blocked", "reference")
-_DEVICES = ("auto", "cpu", "cuda")
 
 
 def make_scorer(halfspaces: PublicHalfspaces, X, y, method: str = "auto",
@@ -111,7 +111,7 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         ``docs/gpu.md``). "cuda" scores pairs, triples and the rank pass on an NVIDIA GPU
         (numba.cuda; ``pip install -e '.[gpu]'``) and fails with a one-line error, before any
         work, when there is none; it needs method "auto" or "bitset". "auto" takes the GPU when
-        one is present and ``|G| >= 1e8`` (``ppm.core.cuda_scorer.AUTO_MIN_HYPOTHESES``; below,
+        one is present and ``|G| >= 1e8`` (``ppm.gpu.AUTO_MIN_HYPOTHESES``; below,
         the CPU is done in about 0.1 s), the CPU otherwise. d = 1 keeps its sort on the CPU.
     rel_tol : float
         Relative geometric tolerance of ``ConstrHalf`` (see :mod:`ppm.core.halfspaces`).

@@ -43,7 +43,7 @@ import math
 
 import numpy as np
 
-from ppm.core.cuda_scorer import cuda_module, quiet_low_occupancy, simulator_enabled
+from ppm.gpu import cuda_module, launch, simulator_enabled
 from . import _triple_kernels as TK
 
 cuda = None  # numba.cuda, bound by build() (importing it is deferred until a kernel is needed)
@@ -224,11 +224,9 @@ def log_weights(bits, mass, c1, c2, tab0, tab1, N0, N1, thr, temp, threads=None,
     planes = [cu.to_device(bit_planes(np.asarray(t))) for t in (tab0, tab1)]
     d_out = cu.to_device(np.full(L, -np.inf))
     temp = np.float64(temp)
-    with quiet_low_occupancy():
-        if c1 < 0:
-            pairs[blocks, threads](d_bits, d_mass, *planes, np.float64(thr), temp, d_out)
-        else:
-            singles[blocks, threads](d_bits, d_mass, np.int64(c1), *planes, np.float64(thr),
-                                     temp, d_out)
-    cu.synchronize()
+    if c1 < 0:
+        launch(pairs, blocks, threads, d_bits, d_mass, *planes, np.float64(thr), temp, d_out)
+    else:
+        launch(singles, blocks, threads, d_bits, d_mass, np.int64(c1), *planes,
+               np.float64(thr), temp, d_out)
     return d_out.copy_to_host()

@@ -43,7 +43,8 @@ from .base import (
 )
 from .halfplanes import HalfplaneSelector
 from .literals import LiteralSelector, column_counts
-from .unions import TriangleComplementSelector, check_device
+from .unions import TriangleComplementSelector
+from ppm.gpu import check_device
 
 HYPOTHESES = ("literals", "halfplanes", "triangle_complements")
 COMPOSITIONS = ("set_cover", "naive")

@@ -62,7 +62,7 @@ from numbers import Real
 
 import numpy as np
 
-from ppm.core.cuda_scorer import cuda_usable, gpu_available
+from ppm.gpu import AUTO_MIN_TRIPLES, check_device, cuda_usable, gpu_available
 from ppm.mechanisms import draw_index, em_temperature
 from ppm.validation import check_labels
 from . import _triple_kernels as TK
@@ -73,11 +73,6 @@ from .halfplanes import (Halfplane, check_grid_points, check_grid_size, check_re
 MAX_TRIPLES = 2 * 10**8
 #: the same on the GPU (``device="cuda"``, or ``"auto"`` on a GPU): about m <= 64 distinct points
 MAX_TRIPLES_GPU = 10**11
-#: ``device="auto"`` takes the GPU (when there is one) from this many ordered cell triples on:
-#: below, one CPU round takes under about 1 s, the time the GPU path may spend compiling its
-#: kernels for a new word count (once per process)
-AUTO_MIN_TRIPLES = 10**8
-DEVICES = ("auto", "cpu", "cuda")
 
 
 class Triangle:
@@ -138,7 +133,7 @@ class TriangleComplementSelector:
 
     ``device``: where steps 1 and 2 of the chain rule run: "cpu" (the numba CPU kernel),
     "cuda" (an NVIDIA GPU, numba.cuda; a ``ValueError`` here, before any work, when none is
-    usable) or "auto" (the GPU when :func:`ppm.core.cuda_scorer.gpu_available` and ``L^3 >=``
+    usable) or "auto" (the GPU when :func:`ppm.gpu.gpu_available` and ``L^3 >=``
     :data:`AUTO_MIN_TRIPLES`, else the CPU). ``max_triples``: refuse a sample with more ordered
     cell triples (``None``: :data:`MAX_TRIPLES` on the CPU, :data:`MAX_TRIPLES_GPU` on the
     GPU)."""
@@ -258,11 +253,4 @@ class TriangleComplementSelector:
         area = trap.area[members % n_t]
         j = int(members[draw_index(np.log(area), rng)])
         return trap.halfplane(j % n_t, 1 + j // n_t, rng)
-
-
-def check_device(device) -> str:
-    """``device`` if it is one of :data:`DEVICES`, else a one-line ``ValueError`` naming it."""
-    if not (isinstance(device, str) and device in DEVICES):
-        raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
-    return device
 
