@@ -8,7 +8,8 @@ labelled entry's ``(x, y)`` or one unlabelled entry's ``x`` replaced), as
 ``ppm.diagnostics.audit`` and ``scripts/exact_audits.py`` do for PPM.
 
 The real code computes every probability: LabelBoost's dichotomies and scores come from
-:func:`ppm.semi_supervised.label_boost.label_boost` (its ``draw_index`` replaced by a recorder
+:func:`ppm.semi_supervised.label_boost.label_boost` (the mechanism's ``draw_index``,
+:func:`ppm.mechanisms.draw_index`, replaced by a recorder
 of the log-weights and then by each index in turn), the base learner's from
 :func:`~ppm.semi_supervised.threshold_em.threshold_groups` and
 :func:`~ppm.semi_supervised.threshold_em.group_log_probabilities`. The subsample is uniform
@@ -30,6 +31,7 @@ import numpy as np
 from scipy import stats
 from scipy.special import logsumexp
 
+import ppm.mechanisms as mechanisms
 import ppm.semi_supervised.label_boost as lb
 from ppm.semi_supervised import LabelBoostLearner
 from ppm.semi_supervised.big_points import as_big_points
@@ -64,12 +66,12 @@ def boost_then_base(lab, unl) -> dict:
         seen["log_w"] = np.asarray(log_w, dtype=float)
         return 0
 
-    with mock.patch.object(lb, "draw_index", record):
+    with mock.patch.object(mechanisms, "draw_index", record):
         lb.label_boost(sl, yl, su, 0)
     log_p = seen["log_w"] - logsumexp(seen["log_w"])
     out = defaultdict(float)
     for i, lp in enumerate(log_p):
-        with mock.patch.object(lb, "draw_index", lambda log_w, rng, i=i: i):
+        with mock.patch.object(mechanisms, "draw_index", lambda log_w, rng, i=i: i):
             X, y, _ = lb.label_boost(sl, yl, su, 0)
         for h, p in base_distribution(X.to_ints(), y).items():
             out[h] += math.exp(lp) * p
