@@ -65,41 +65,15 @@ from claims.report import write_claim
 EPSILONS = c6_privacy.EPSILONS
 METHODS = c6_privacy.METHODS
 DIMS = (1, 2, 3)
-# C6: d of instance k is C6_DIMS[k % 5] (d = 3, the slowest, on a fifth of the instances to keep
-# `make audit` near a minute on 2 cores), its scorer METHODS[(k // 5) % 5]: every (d, scorer)
-# pair gets the same share; epsilon EPSILONS[(k // 25) % 3].
-C6_DIMS = (1, 2, 3, 1, 2)
-
-
-def _instance(rng: np.random.Generator, d: int, n: int, max_public: int | None = None,
-              arbitrary_labels: bool = False):
-    """A small sample: Gaussian points (integer grid w.p. 0.3: duplicates, collinear points),
-    public w.p. 1/2 (at least one public and one private); labels label-determined (docs/model.md §1,
-    label 1 iff private) or, with ``arbitrary_labels``, uniform."""
-    X = rng.normal(size=(n, d))
-    if rng.random() < 0.3:
-        X = rng.integers(-2, 3, size=(n, d)).astype(float)
-    public = rng.random(n) < 0.5
-    public[0], public[-1] = True, False
-    if max_public is not None:  # at most max_public distinct public points
-        while len(np.unique(X[public], axis=0)) > max_public:
-            public[np.flatnonzero(public)[-1]] = False
-    y = rng.integers(0, 2, size=n) if arbitrary_labels else (~public).astype(np.int64)
-    return X, y, public
 
 
 def _audit_c6_one(k: int, seed: int) -> dict:
-    rng = np.random.default_rng([seed, 6, k])
-    d, method = C6_DIMS[k % 5], METHODS[(k // 5) % len(METHODS)]
-    eps = EPSILONS[(k // 25) % len(EPSILONS)]
-    n = int(rng.integers(2, 8 if d == 1 else 6))
-    # Privacy holds for any data: half the samples get arbitrary labels.
-    X, y, public = _instance(rng, d, n, max_public=None if d == 1 else 3,
-                             arbitrary_labels=bool(k % 2))
+    inst = c6_privacy.audit_instance(k, seed)
+    d, method, eps, n, i = (inst[key] for key in ("d", "method", "epsilon", "n", "i"))
+    X, y, public = inst["X"], inst["y"], inst["public"]
     t0 = time.process_time()  # CPU time: robust on a shared machine
     base = [exact_output_distribution(X, y, public, eps, m)[0] for m in METHODS]
     agree = max(privacy_loss(base[0], b) for b in base[1:])
-    i = int(rng.choice(np.flatnonzero(~public)))
     worst = neighbour_losses(X, y, public, i, eps, (method,))
     hs = construct_halfspaces(X[public], n_features=d)
     return dict(instance=k, d=d, n=n, n_pub=int(public.sum()), aff_dim=hs.aff_dim,
@@ -139,7 +113,7 @@ def audit_c7(n_instances: int, seed: int) -> pd.DataFrame:
     for k in range(n_instances):
         d = DIMS[k % 3]
         n = int(rng.integers(2, {1: 16, 2: 11, 3: 9}[d]))
-        X, y, public = _instance(rng, d, n)
+        X, y, public = c6_privacy.random_sample(rng, d, n)
         hs = construct_halfspaces(X[public], n_features=d)
         min_g = int(np.flatnonzero(make_scorer(hs, X, y).histogram())[0])  # production scorer
         min_single = int(np.flatnonzero(ReferenceScorer(hs, X, y, 1).histogram())[0])
