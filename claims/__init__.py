@@ -2,6 +2,6 @@
 
 A claim module exports one :class:`claims.base.Claim`: the paper's statement, the experiment
 configs it reads, ``analyse(results) -> list[VerdictRow]`` and ``plot(results, rows, out_dir)``.
-``claims.registry.CLAIMS`` lists them in the order of the verdict table; the Makefile, the
-scripts and the notebook read that list.
+``claims.registry.CLAIMS`` lists them in the order of the verdict table; ``scripts/reproduce.py``
+(behind the Makefile), the other scripts and the notebook read that list.
 """

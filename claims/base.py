@@ -133,6 +133,10 @@ class Claim:
     their committed trials (so that it stays within ~30 minutes on 2 cores; ``RECOMPUTE=1``
     recomputes them too) but that, unlike ``long`` ones, the quick profile still runs through
     their ``_quick`` twin.
+    ``inputs``: the claim's result files that no sweep writes but ``make reproduce`` makes
+    when the claim's experiments run, each ``(module, out, quick_args)``: ``python -m module
+    --out <results>/out [quick_args in the quick profile] --overwrite-committed``
+    (``scripts/reproduce.py`` runs them; C4's class-size and privacy-price tables).
     """
 
     id: str
@@ -146,6 +150,7 @@ class Claim:
     has_theorem: bool = True  # False: an application whose verdicts are comparisons
     long: tuple[str, ...] = ()
     committed: tuple[str, ...] = ()
+    inputs: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self):
         for kind, names in (("long", self.long), ("committed", self.committed)):

@@ -327,4 +327,10 @@ CLAIM = Claim(id="C4", name="c4_dimension", statement=STATEMENT, experiments=EXP
               long=("c4_dimension_d3", "c4_dimension_d3_wpub", "c4_epsilon_fit_d3",
                     "c4_epsilon_fit", W06_D3, W06_D12),
               # its d = 3, n = 48 cell takes ~20 min on 2 cores: restored, quick twin kept
-              committed=("c4_dimension_eps10",))
+              committed=("c4_dimension_eps10",),
+              # ln|G| from ConstrHalf's |C_pub| and the mechanism's exact privacy price at
+              # d = 1..3 (configs/c4_price.yaml; d = 4 is a GPU batch, its rows committed)
+              inputs=(("scripts.log_class_size", "c4_dimension/log_class_size.csv",
+                       ("--max-subsets", "2e4")),
+                      ("scripts.mechanism_price", "c4_dimension/privacy_price.csv",
+                       ("--samples", "3", "--dims", "1", "2"))))

@@ -14,8 +14,8 @@ and the ``Claim.committed`` experiments (``--restored``) before it runs.
 
 Adding a claim: write ``claims/<name>.py`` exporting ``CLAIM`` (see ``claims/c5_mixture_weight.py``)
 and its experiment configs ``configs/experiment/<exp>.yaml`` + ``<exp>_quick.yaml``, then list
-the module below. The Makefile, ``scripts/figures.py``, ``scripts/summary.py`` and the notebook
-read this list.
+the module below. ``scripts/reproduce.py`` (behind the Makefile), ``scripts/figures.py``,
+``scripts/summary.py`` and the notebook read this list.
 """
 
 from __future__ import annotations

@@ -20,8 +20,9 @@ exact audit of :mod:`ppm.diagnostics.active_audit` (a few seconds; control: the 
 without its pool). LabelBoost's composed wrapper is audited exactly by the test suite
 (``tests/test_label_boost_audit.py``); its row records that, with no number.
 
-``--scale`` multiplies every statistical audit's run counts (quick looks only; the committed
-file is the default ``1.0``). Seeds: learner ``i``'s audit draws from ``seed * 1000 + i``
+``--scale`` multiplies every statistical audit's run counts (the quick profile's 0.25 still
+catches every control; the committed file is the default ``1.0``, and a rescaled run is never
+written into the committed results/). Seeds: learner ``i``'s audit draws from ``seed * 1000 + i``
 (its control from that plus one), so the file is a function of ``--seed``.
 """
 
@@ -346,9 +347,9 @@ def main(argv=None) -> None:
         print(f"{r.learner:32s} {r.kind:11s} control={str(r.control):5s} eps={r.epsilon:.3f} "
               f"lb={r.epsilon_lb:.3f} runs={r.runs} -> {r.verdict}")
     print(f"{time.perf_counter() - t0:.1f} s wall ({args.jobs} processes)")
-    if args.only or args.scale != 1.0:
-        return  # a partial or rescaled look: the committed file is the full default run
     from experiments import committed
+    if args.only or (args.scale != 1.0 and committed.is_committed(args.results / OUT)):
+        return  # a partial look, or a rescaled one of the committed root: not written
     dest = args.results / OUT
     dest.parent.mkdir(parents=True, exist_ok=True)
     committed.write_csv_settled(df.drop(columns=["seconds"], errors="ignore"), dest)
