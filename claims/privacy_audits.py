@@ -113,4 +113,4 @@ def analyse(results, learners=LEARNERS) -> list[VerdictRow]:
 
 
 CLAIM = Claim(id="PA", name="privacy_audits", statement=STATEMENT, experiments=(),
-              analyse=analyse, needs=(AUDIT,), has_theorem=False)
+              analyse=analyse, needs=(AUDIT,))
