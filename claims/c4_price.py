@@ -98,6 +98,28 @@ def price_growth(df: pd.DataFrame, epsilon: float, n_boot: int, seed: int = 0) -
     return out
 
 
+def growth_coverage(df: pd.DataFrame, epsilon: float, datasets: int = 200, n_boot: int = 300,
+                    seed: int = 1) -> dict:
+    """The coverage of :func:`price_growth`'s interval, by simulation on the claim's own design:
+    the committed per-sample prices of each d are taken as the population (the ratio of their
+    means is the truth), ``datasets`` data sets of the design's size are drawn from it (samples
+    with replacement, independently per d), and each gets its interval as the claim computes
+    it. Returns the truth, the coverage and the share of intervals missing on each side."""
+    g = df[df["epsilon"] == epsilon]
+    truth = increments_ratio(per_d(g)["E"])
+    rng = np.random.default_rng(seed)
+    parts = {d: part.reset_index(drop=True) for d, part in g.groupby("d")}
+    below = above = 0
+    for k in range(datasets):
+        sim = pd.concat([p.iloc[rng.integers(0, len(p), len(p))].assign(sample=np.arange(len(p)))
+                         for p in parts.values()], ignore_index=True)
+        fit = price_growth(sim, epsilon, n_boot, seed=seed + 1 + k)
+        below += fit["hi"] < truth
+        above += fit["lo"] > truth
+    return {"truth": truth, "coverage": 1.0 - (below + above) / datasets,
+            "miss_low": below / datasets, "miss_high": above / datasets, "datasets": datasets}
+
+
 def growth_verdict(fit: dict) -> str:
     """The one-sided reading of ``R`` against 1 (d) and the ``ln|G|`` ratio (the bound)."""
     r, lo, hi, rg = fit["ratio"], fit["lo"], fit["hi"], fit["refs"]["ln|G|"]

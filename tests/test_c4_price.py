@@ -67,3 +67,15 @@ def test_lemma_4_6_bound_row_fails_on_one_pair():
     assert v.startswith(CHECK_FAILED) and "1 of 15 pairs above the bound" in v
     row = c4_price.growth_row(c4_price.price_growth(df, 1.0, 50), design, counted=True)
     assert "waits for the GPU batch" in row.setting
+
+
+def test_the_counted_interval_covers_on_the_claims_own_design(monkeypatch):
+    # the committed per-sample prices as the population: the 95% interval covers the truth in
+    # about 95% of simulated data sets of the design's size; at a 50% level it cannot
+    from pathlib import Path
+    df = pd.read_csv(Path(__file__).resolve().parent.parent / "results" / "c4_dimension"
+                     / "privacy_price.csv")
+    cov = c4_price.growth_coverage(df, 1.0, datasets=100, n_boot=200)
+    assert 0.90 <= cov["coverage"] <= 1.0, cov
+    monkeypatch.setattr(c4_price, "LEVEL", 0.5)
+    assert c4_price.growth_coverage(df, 1.0, datasets=100, n_boot=200)["coverage"] < 0.8
