@@ -32,20 +32,21 @@ import math
 import pandas as pd
 
 from claims.accounting import PRIVACY_AUDIT, audit_verdict
+from experiments import columns
 from claims.base import Claim, VerdictRow
 
 AUDIT = "privacy_audits/audit.csv"
 STATEMENT = "every private learner is (epsilon, delta)-DP w.r.t. its own neighbour relation"
 # The private learners of ppm/ (one row each), by the names the audit script writes.
 LEARNERS = (
-    "PPMHalfspaceLearner",
+    columns.PPM_CLASS,
     "GridExponentialMechanism",
     "SemiPrivateHalfspaceLearner",
     "DPLogisticRegression",
-    "GapThresholdMechanism",
-    "GenericLearner",
-    "LabelBoostLearner",
-    "PrivateActiveLearner",
+    columns.GAP_THRESHOLD,
+    columns.GENERIC,
+    columns.LABEL_BOOST,
+    columns.PRIVATE_ACTIVE,
     "SetCoverLearner (literals)",
     "SetCoverLearner (halfplanes)",
     "DisjunctionLearner (literals)",

@@ -357,7 +357,8 @@ def audit_rows(details: pd.DataFrame) -> pd.DataFrame:
 
 # summary.md: at most this many characters per cell (the table stays readable, ~280 wide);
 # a cut cell ends in a pointer to summary_details.md, which (like summary.csv) keeps every word.
-MD_WIDTHS = {"paper": 48, "measured": 64, "theory": 40, "verdict": 60}
+MD_WIDTHS = {"paper": 48, "measured": 64, "theory": 40, "verdict": 60,
+             "setting": 64}  # setting: a column of the audits' table only
 MORE = " …¹"
 MORE_NOTE = "¹ cut here; every word is in summary_details.md (and summary.csv)."
 

@@ -123,22 +123,3 @@ def test_prediction_verdict_refuses_what_cannot_decide():
     assert prediction_verdict(1.6, 1.9, 1.7, (1.3, 1.45), (1.0, 1.0),
                               direction="lower bound").startswith(FAILS)
 
-
-def test_d4_projection_is_self_consistent_under_the_ln_g_model():
-    """P = c ln|G| exactly at d = 1, 2, 3: the projected n_hat(4) is ERM's extension plus c times
-    the exact ln|G| at d = 4 and its own n_pub, and the batch price follows from E|G|."""
-    from claims.c4_dimension import H100_RATE, d4_projection
-    from ppm import bounds
-    w, c = 0.06, 4.0
-    erm = [20.0, 24.0, 28.0]
-    n = [100.0, 100.0, 100.0]
-    for _ in range(60):  # each d at its own fixed point n = ERM + c ln|G|(d, w n)
-        log_g = [math.log(bounds.hypothesis_class_size(round(w * v), d + 1))
-                 for d, v in enumerate(n)]
-        n = [e + c * g for e, g in zip(erm, log_g)]
-    s = {"ppm": n, "erm": erm, "private": [c * g for g in log_g], "log_g": log_g}
-    out = d4_projection((w, 10.0, 0.04), s, trials=100, cells=6)
-    l4 = math.log(bounds.hypothesis_class_size(round(w * out["n_hat"]), 4))
-    assert out["n_hat"] == pytest.approx(32.0 + c * l4, rel=1e-6)
-    assert out["n_hat"] > s["ppm"][2]  # d = 4 needs more than d = 3
-    assert out["minutes"] == pytest.approx(out["size"] * 600 / H100_RATE / 60)
