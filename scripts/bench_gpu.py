@@ -2,10 +2,9 @@
 triangle selection on the GPU (ppm.set_cover.unions).
 
     python -m scripts.bench_gpu --batch       # the committed measurement, < 5 min on one GPU
-    python -m scripts.bench_gpu [--threads 2] [--repeats 3] [--cpu-chunks 1]
-                                [--out results/bench_gpu.csv]
+    python -m scripts.bench_gpu [--threads 2] [--repeats 3] [--cpu-chunks 1] [--out-dir results]
+                                [--cells D,N,W_PUB ...] [--shapes] [--crossover]
                                 [--triangle-m 16 24 32 48 64] [--cpu-max-triples 2e10]
-                                [--triangles-out results/bench_gpu_triangles.csv]
     NUMBA_ENABLE_CUDASIM=1 python -m scripts.bench_gpu --smoke    # no GPU: simulator, tiny
 
 For each sample (GaussianClusters, the C4 cells: d = 3, w_pub = 0.1, and d = 4 cells of the
@@ -52,24 +51,41 @@ import numpy as np
 import pandas as pd
 
 # (d, n, w_pub): level 2 on d = 2 samples; levels 2 and 3 on the C4 cells (d = 3, w_pub = 0.1),
-# whose bitsets hold 4 to 6 words; levels 3 and 4 on d = 4 cells of the w_pub = 0.06 pool (the
-# level-4 sizes of the 2026-11 H200 runs: |C_pub| about 1,000-2,000).
+# whose bitsets hold 4 to 6 words; levels 3 and 4 on a d = 4 sample with 12 public points
+# (|C_pub| 1,586, |G| 2.6e11: the size of C4's privacy-price design). --cells d,n,w_pub picks
+# others (d = 4, n = 160, w_pub = 0.06: |C_pub| 2,940, 3.1e12 hypotheses at level 4).
 DEFAULT = [(2, 400, 0.5), (2, 1000, 0.5), (3, 160, 0.1), (3, 224, 0.1), (3, 320, 0.1),
-           (4, 160, 0.06), (4, 192, 0.06)]
+           (4, 192, 0.055)]
 SMOKE = [(2, 20, 0.2), (3, 20, 0.15), (4, 12, 0.25)]  # 30, 28, 14 halfspaces: simulator seconds
 BATCH_SECONDS = 300  # --batch: the whole measurement on one GPU
+# --batch: launch variants (threads per block, partner columns per thread, warp-aggregated
+# increments, persistent blocks per multiprocessor) on these (d, n, level); the first is the
+# default launch; level 4 times the first four.
+VARIANTS = [(256, 2, False, 3), (256, 2, True, 3), (512, 2, False, 3), (256, 2, False, 6),
+            (128, 2, False, 6), (256, 1, False, 3), (256, 4, False, 3), (512, 2, True, 3)]
+SHAPE_CELLS = {(3, 160, 3), (3, 320, 3), (4, 160, 4)}
+SMOKE_VARIANTS = [(32, 2, False, 2), (32, 2, True, 2), (64, 1, False, 1)]
+SMOKE_SHAPES = {(3, 20, 3)}
+# --batch: whole histograms, CPU vs GPU, where device="auto" should switch (|G| 1e6 to 2e9)
+CROSSOVER = [(2, 100, 0.5), (2, 200, 0.5), (2, 400, 0.5), (3, 96, 0.1), (3, 160, 0.1)]
 TRIANGLE_M = [16, 24, 32, 48, 64]  # distinct points; L^3 from ~1e7 up to the GPU limit 1e11
 TRIANGLE_T = 64
 
 
-def _bitsets(d, n, w_pub):
+def _membership(d, n, w_pub):
+    """``(B, y, n_pub)``: the sample's membership matrix over ``C_pub`` and labels."""
     from ppm.core.halfspaces import construct_halfspaces
-    from ppm.core.hypothesis_class import BitsetScorer
     from ppm.populations import GaussianClusters
 
     X, y, public = GaussianClusters(d=d, w_pub=w_pub).sample(n, random_state=0)
-    hs = construct_halfspaces(X[public], n_features=d)
-    return BitsetScorer(hs.membership(X), y, d), int(public.sum())
+    return construct_halfspaces(X[public], n_features=d).membership(X), y, int(public.sum())
+
+
+def _bitsets(d, n, w_pub):
+    from ppm.core.hypothesis_class import BitsetScorer
+
+    B, y, n_pub = _membership(d, n, w_pub)
+    return BitsetScorer(B, y, d), n_pub
 
 
 def _level_bounds(scorer, level):
@@ -108,13 +124,17 @@ def _level4_runs(scorer):
     return [p for p, _ in runs], [b for _, b in runs]
 
 
-def measure(scorer, level, repeats, cpu_chunks):
+def measure(scorer, level, repeats, cpu_chunks, launch=None, reference=None):
+    """One row of the level benchmark (module docstring). ``launch``: the launch keywords of
+    :class:`CudaKernels` (threads, blocks, cols, aggregate; default: the scorer's defaults).
+    With ``reference`` (the default launch's per-chunk histograms) only the GPU launch is
+    timed (a variant row of the shapes table) and its histograms are compared with it."""
     from math import comb
 
     from ppm.gpu import simulator_enabled
     from ppm.core.cuda_scorer import CudaKernels, cpu_kernels, launch_shape
 
-    gpu = CudaKernels(scorer.PQT, scorer.wP, scorer.n)
+    gpu = CudaKernels(scorer.PQT, scorer.wP, scorer.n, **(launch or {}))
     n1 = scorer.n + 1
     cpu = cpu_kernels()
     args = (scorer.PQT, scorer.wP, scorer._ones)
@@ -151,6 +171,13 @@ def measure(scorer, level, repeats, cpu_chunks):
     if not simulator_enabled():  # compile outside the timing (the simulator compiles nothing)
         run()
     gpu_s = _best(run, repeats)
+    result = [h.copy() for h in hists] if level == 4 else [hist.copy()]
+    if reference is not None:
+        threads, blocks = launch_shape(gpu._cuda, 1 << 40, gpu._threads, gpu._blocks)
+        same = all(np.array_equal(a, b) for a, b in zip(result, reference))
+        return dict(level=level, hypotheses=float(size), gpu_seconds=gpu_s,
+                    gpu_hyp_per_s=size / gpu_s, same_histogram=same, threads=threads,
+                    blocks=blocks, cols=gpu._cols, aggregate=gpu._aggregate), result
 
     # the popcount ceiling: the sink kernel on the same segments (and masks)
     n_items = max(int(segs[-1][-1]) for *_, segs, _ in launches)
@@ -181,7 +208,52 @@ def measure(scorer, level, repeats, cpu_chunks):
                 gpu_hyp_per_s=size / gpu_s, popcount_ceiling=size / ceiling_s,
                 fraction_of_ceiling=ceiling_s / gpu_s, cpu_hypotheses=float(cpu_size),
                 cpu_hyp_per_s=cpu_size / cpu_s, ratio_gpu_cpu=(size / gpu_s) / (cpu_size / cpu_s),
-                same_histogram=same, threads=threads, blocks=blocks)
+                same_histogram=same, threads=threads, blocks=blocks,
+                aggregate=gpu._aggregate), result
+
+
+def shapes(scorer, level, repeats, reference, sms, variants) -> list[dict]:
+    """Launch variants (:data:`VARIANTS`) on one level (``--batch``): hypotheses/s of each and
+    whether its histograms equal the default launch's (``reference``)."""
+    rows = []
+    for threads, cols, aggregate, per_sm in variants if level == 3 else variants[:4]:
+        launch = dict(threads=threads, cols=cols, aggregate=aggregate, blocks=per_sm * sms)
+        row, _ = measure(scorer, level, repeats, 0, launch=launch, reference=reference)
+        rows.append(dict(blocks_per_sm=per_sm, **row))
+    return rows
+
+
+def crossover(cells, cpu_threads) -> list[dict]:
+    """Whole histograms (``scorer.histogram()``: singles, pairs, triples) on the CPU with
+    ``cpu_threads`` numba threads and on the GPU, cold (the first scorer of this sample size:
+    its kernels compile, the bitsets move) and warm: where ``device="auto"`` should switch."""
+    import numba
+
+    from ppm.core.cuda_scorer import CudaScorer, forget_compiled
+    from ppm.core.hypothesis_class import BitsetScorer
+
+    rows = []
+    for d, n, w_pub in cells:
+        B, y, _ = _membership(d, n, w_pub)
+        row = dict(d=d, n=n, w_pub=w_pub, n_halfspaces=int(B.shape[0]))
+        for threads in sorted({cpu_threads, 2}):
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+            BitsetScorer(B[:d + 8], y, d).histogram()  # compile the CPU kernels, untimed
+            t0 = time.perf_counter()
+            total = BitsetScorer(B, y, d).histogram()
+            row[f"cpu{threads}_seconds"] = time.perf_counter() - t0
+        row["hypotheses"] = float(total.sum())
+        forget_compiled()  # as a new process meeting this n: compile again
+        for kind in ("cold", "warm"):
+            t0 = time.perf_counter()
+            same = np.array_equal(CudaScorer(B, y, d).histogram(), total)
+            row[f"gpu_{kind}_seconds"] = time.perf_counter() - t0
+            assert same, f"d={d} n={n}: GPU and CPU histograms differ"
+        rows.append(row)
+        print(f"crossover d={d} n={n}: |G| {row['hypotheses']:.3g}, CPU(2) "
+              f"{row['cpu2_seconds']:.3g} s, GPU cold {row['gpu_cold_seconds']:.3g} s, warm "
+              f"{row['gpu_warm_seconds']:.3g} s", flush=True)
+    return rows
 
 
 def _triangle_sample(m, T, seed=0):
@@ -242,11 +314,15 @@ def triangles(ms, T, repeats, cpu_max_triples, out, smoke, device) -> list[dict]
             "cpu_triples_per_s", "ratio_gpu_cpu", "same_triangle"]
     print(df[cols].rename(columns={"gpu_triples_per_s": "triples_per_s"})
           .to_string(index=False, float_format=lambda v: f"{v:.3g}"), flush=True)
-    if not smoke:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        df.to_csv(out, index=False)
-        print(f"wrote {out}")
+    _write(df, out, smoke)
     return rows
+
+
+def _write(df, path, smoke):
+    if not smoke:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(path, index=False)
+        print(f"wrote {path}", flush=True)
 
 
 def main(argv=None) -> list[dict]:
@@ -259,14 +335,27 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--repeats", type=int, default=3, help="keep the fastest GPU launch")
     parser.add_argument("--cpu-chunks", type=int, default=1,
                         help="chunks (of 256 per level) the CPU kernel is timed on")
-    parser.add_argument("--out", type=Path, default=Path("results/bench_gpu.csv"))
+    parser.add_argument("--out-dir", type=Path, default=Path("results"),
+                        help="where bench_gpu.csv, bench_gpu_shapes.csv, bench_gpu_crossover.csv "
+                             "and bench_gpu_triangles.csv go")
     parser.add_argument("--triangle-m", type=int, nargs="*", default=TRIANGLE_M,
                         help="distinct points of the triangle-selection samples (none: skip)")
     parser.add_argument("--cpu-max-triples", type=float, default=2e10,
                         help="time the CPU triangle round only up to this many cell triples")
-    parser.add_argument("--triangles-out", type=Path,
-                        default=Path("results/bench_gpu_triangles.csv"))
+    parser.add_argument("--cells", nargs="*", metavar="D,N,W_PUB",
+                        help="samples of the level rows (default: the committed ones)")
+    parser.add_argument("--shapes", action="store_true",
+                        help="also time the launch variants (bench_gpu_shapes.csv; minutes)")
+    parser.add_argument("--crossover", action="store_true",
+                        help="also time whole histograms CPU vs GPU (with --batch)")
     args = parser.parse_args(argv)
+    try:
+        cells = [(int(d), int(n), float(w)) for d, n, w in
+                 (c.split(",") for c in args.cells)] if args.cells else None
+    except ValueError:
+        parser.error(f"--cells: expected d,n,w_pub triples, got {args.cells}")
+    out = {k: args.out_dir / f"bench_gpu{k}.csv" for k in ("", "_shapes", "_crossover",
+                                                            "_triangles")}
     if args.batch:  # the committed measurement: every core for the CPU side, short CPU rounds
         import os
 
@@ -286,15 +375,27 @@ def main(argv=None) -> list[dict]:
     device = "CUDA simulator" if simulator_enabled() else cuda.get_current_device().name
     device = device.decode() if isinstance(device, bytes) else str(device)
     print(f"device: {device}", flush=True)
-    rows = []
-    for d, n, w_pub in SMOKE if args.smoke else DEFAULT:
+    sms = 1 if simulator_enabled() else cuda.get_current_device().MULTIPROCESSOR_COUNT
+    rows, shape_rows = [], []
+    for d, n, w_pub in cells or (SMOKE if args.smoke else DEFAULT):
         scorer, n_pub = _bitsets(d, n, w_pub)
         # levels 2 and 3 at d <= 3; levels 3 and 4 at d = 4 (its level 2 is a d = 2 row's)
         for level in range(2 if d <= 3 else 3, min(d, scorer.m) + 1):
+            measured, result = measure(scorer, level, 1 if args.smoke else args.repeats,
+                                       args.cpu_chunks if not args.smoke else 256)
             row = dict(device=device, d=d, n=n, w_pub=w_pub, n_pub=n_pub,
-                       words=int(scorer.PQT.shape[0]), n_halfspaces=scorer.m,
-                       **measure(scorer, level, 1 if args.smoke else args.repeats,
-                                 args.cpu_chunks if not args.smoke else 256))
+                       words=int(scorer.PQT.shape[0]), n_halfspaces=scorer.m, **measured)
+            if (d, n, level) in (SMOKE_SHAPES if args.smoke else SHAPE_CELLS if args.shapes
+                                 else ()):
+                for v in shapes(scorer, level, 1 if args.smoke else 2, result, sms,
+                                SMOKE_VARIANTS if args.smoke else VARIANTS):
+                    v.update(device=device, d=d, n=n, n_halfspaces=scorer.m,
+                             ratio_to_default=v["gpu_hyp_per_s"] / row["gpu_hyp_per_s"])
+                    shape_rows.append(v)
+                    print(f"  shape threads={v['threads']} cols={v['cols']} aggregate="
+                          f"{v['aggregate']} blocks/SM={v['blocks_per_sm']}: "
+                          f"{v['gpu_hyp_per_s']:.3g} hyp/s ({v['ratio_to_default']:.2f} of the "
+                          f"default), same histogram: {v['same_histogram']}", flush=True)
             level3 = [r for r in rows if (r["d"], r["n"], r["level"]) == (d, n, 3)]
             row["ratio_to_level3"] = (row["gpu_hyp_per_s"] / level3[0]["gpu_hyp_per_s"]
                                       if level == 4 and level3 else np.nan)
@@ -305,20 +406,23 @@ def main(argv=None) -> list[dict]:
                   f"{row['ratio_gpu_cpu']:.3g}x the CPU"
                   + (f", {row['ratio_to_level3']:.2f} of level 3's rate" if level == 4 else ""),
                   flush=True)
+        _write(pd.DataFrame(rows), out[""], args.smoke)  # each cell as it ends: a run stopped
+        if shape_rows:  # by a time limit keeps what it measured
+            _write(pd.DataFrame(shape_rows), out["_shapes"], args.smoke)
     df = pd.DataFrame(rows)
     cols = ["d", "n", "words", "n_halfspaces", "level", "hypotheses", "launches", "gpu_seconds",
             "gpu_hyp_per_s", "popcount_ceiling", "fraction_of_ceiling", "ratio_to_level3",
             "cpu_hyp_per_s", "ratio_gpu_cpu", "same_histogram"]
     print(df[cols].rename(columns={"gpu_hyp_per_s": "hypotheses_per_s"})
           .to_string(index=False, float_format=lambda v: f"{v:.3g}"), flush=True)
-    if not args.smoke:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        df.to_csv(args.out, index=False)
-        print(f"wrote {args.out}")
+    if args.batch or args.crossover or args.smoke:
+        cross = pd.DataFrame(crossover(SMOKE[:1] if args.smoke else CROSSOVER, args.threads))
+        cross.insert(0, "device", device)
+        _write(cross, out["_crossover"], args.smoke)
     if args.triangle_m:
         # the smoke run: 4 distinct points (a dozen cells), seconds under the simulator
         triangles([4] if args.smoke else args.triangle_m, 8 if args.smoke else TRIANGLE_T,
-                  1 if args.smoke else args.repeats, args.cpu_max_triples, args.triangles_out,
+                  1 if args.smoke else args.repeats, args.cpu_max_triples, out["_triangles"],
                   args.smoke, device)
     wall = time.perf_counter() - started
     print(f"wall time {wall:.0f} s" + (f" (batch budget {BATCH_SECONDS} s: "

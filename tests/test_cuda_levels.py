@@ -56,6 +56,7 @@ def sim_prefix_levels():
         (4, 11, 40, 3, dict(threads=64, cols=1), "mixed"),  # few chunks: long segments
         (5, 9, 130, 256, dict(flush_limit=50), "mixed"),  # levels 4 and 5, 3 words, flushes
         (5, 8, 20, 2, {}, 1),  # no label-0 example
+        (4, 10, 70, 256, dict(aggregate=True), "mixed"),  # warp-aggregated (on a GPU)
     ]
     for i, (d, m, n, chunks, launch, labels) in enumerate(cases):
         B, y = _random_case(d, m, n, seed=100 + i, labels=labels)

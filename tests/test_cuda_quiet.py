@@ -24,6 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 OTHER = "another performance warning (must stay visible)"
+BOLD, RESET = "\x1b[1m", "\x1b[0m"
 
 
 def _run(check: str, timeout: int = 300) -> str:
@@ -46,9 +47,11 @@ def _warning_launches():
 
     def __getitem__(self, config):
         blocks = config[0] if isinstance(config[0], int) else int(np.prod(config[0]))
-        warnings.warn(NumbaPerformanceWarning(
-            f"Grid size {blocks} will likely result in GPU under-utilization due to low "
-            f"occupancy."))
+        message = (f"Grid size {blocks} will likely result in GPU under-utilization due to "
+                   f"low occupancy.")
+        warnings.warn(NumbaPerformanceWarning(message))
+        # as numba prints it where colour is on (an H100, 2026-11): bold terminal escapes
+        warnings.warn(NumbaPerformanceWarning(f"{BOLD}{message}{RESET}"))
         warnings.warn(NumbaPerformanceWarning(OTHER))
         return configure(self, config)
 
@@ -78,6 +81,7 @@ def sim_quiet_launches():
 
     bare = _messages(lambda: noop[1, 1](np.zeros(1)))
     assert any(m.startswith("Grid size 1 will likely") for m in bare), bare
+    assert any(m.startswith(BOLD + "Grid size 1 will likely") for m in bare), bare
     assert OTHER in bare, bare
 
     rng = np.random.default_rng(0)
@@ -119,6 +123,8 @@ def test_the_filter_covers_a_warning_class_of_its_own():
             warnings.warn(Foreign("Grid size 86 will likely result in GPU under-utilization due "
                                   "to low occupancy."))
             warnings.warn(Foreign(OTHER))
+            warnings.warn(Foreign(f"{BOLD}Grid size 5 will likely result in GPU "
+                                  f"under-utilization due to low occupancy.{RESET}"))
         warnings.warn(Foreign("Grid size 86 will likely result in GPU under-utilization due to "
                               "low occupancy."))
     messages = [str(w.message) for w in caught]

@@ -50,12 +50,24 @@ from ppm.gpu import cuda_module, simulator_enabled
 ROWS = 32  # rows i per work item (a warp's width: one row per lane when loading)
 SHARED_HIST_BYTES = 40 * 1024  # static shared memory for the per-warp histograms (of 48 KiB)
 _UINT32_MAX = (1 << 32) - 1
+#: Warp-aggregated histogram increments by default (``build(aggregate=...)``): off. On an H100
+#: (``scripts.bench_gpu --shapes``, ``results/bench_gpu_shapes.csv``) they ran at 0.39-0.51 of
+#: one shared-memory increment per pair at level 3 and 4: the scores of a warp's 32 partners
+#: are spread over many bins, so few increments merge, and ``match_any_sync`` costs more
+#: than the conflicts it saves.
+AGGREGATE = False
 cuda = None  # numba.cuda, bound by build() (importing it is deferred until a kernel is needed)
 
 
 def histogram_copies(n: int, threads: int) -> int:
     """Per-warp shared histograms that fit (0: increment global memory directly)."""
     return int(min(threads // 32, SHARED_HIST_BYTES // (4 * (n + 2))))
+
+
+def aggregation_available() -> bool:
+    """Whether warp-aggregated increments can be compiled: not under the CUDA simulator, which
+    implements no warp intrinsics (``match_any_sync``)."""
+    return not simulator_enabled()
 
 
 def _jit(cuda, simulator: bool, threads: int):
@@ -75,7 +87,8 @@ def _jit(cuda, simulator: bool, threads: int):
 
 
 @functools.lru_cache(maxsize=None)
-def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UINT32_MAX):
+def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UINT32_MAX,
+          aggregate: bool = False):
     """Compile-time specialised kernels ``(hist, count, sink)`` for bitsets of ``W`` words.
 
     * ``hist(PQT, Mp, seg_p, seg_a, seg_lo, seg_hi, seg_out, offsets, n_items, counter, base,
@@ -88,6 +101,12 @@ def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UI
       row ``i`` with score ``level`` (``uint32``).
     * ``sink(...)`` (the popcount ceiling of the benchmark): ``hist``'s loads and popcounts with
       the histogram replaced by a per-thread sum, ``out[thread] = sum of scores``.
+
+    ``aggregate``: warp-aggregated increments (``hist`` only): the lanes of a warp that hold
+    the same bin are found with ``match_any_sync`` and add their count with one atomic, by the
+    lowest lane; pairs ``k <= i`` add nothing instead of going to the discard bin. The CUDA
+    simulator has no warp intrinsics, so there it falls back to one increment per pair
+    (:func:`aggregation_available`); the histogram is the same either way.
 
     ``limit``: flush the shared histograms before a block's pending increments could exceed it
     (``2**32 - 1``, the ``uint32`` bins; tests lower it to exercise the flushes).
@@ -113,6 +132,8 @@ def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UI
     if not 0 < limit <= _UINT32_MAX:
         raise ValueError(f"limit must be in [1, 2**32 - 1], got {limit}")
     LIMIT = int(limit)
+    AGGREGATE = bool(aggregate) and aggregation_available()
+    FULL_MASK = 0xFFFFFFFF  # all 32 lanes (numba types match_any_sync's mask as int32)
     jit = _jit(cuda, simulator, threads)
 
     @cuda.jit(device=True)
@@ -186,6 +207,8 @@ def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UI
         cuda.syncthreads()
 
     def make_hist(sink):
+        PLAIN = sink or not AGGREGATE  # one increment per pair (or the sink's sum)
+
         @jit
         def kernel(PQT, Mp, seg_p, seg_a, seg_lo, seg_hi, seg_out, offsets, n_items, counter,
                    base, out):
@@ -197,6 +220,7 @@ def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UI
             tid = cuda.threadIdx.x
             nth = cuda.blockDim.x
             copy = (tid // 32) % SH_COPIES
+            lower_lanes = (uint32(1) << uint32(tid % 32)) - uint32(1)  # lanes below this one
             if not GLOBAL:
                 for e in range(tid, SH_COPIES * SH_BINS, nth):
                     sh_hist[e // SH_BINS, e % SH_BINS] = uint32(0)
@@ -232,16 +256,31 @@ def build(W: int, wP: int, n: int, threads: int, cols: int = 2, limit: int = _UI
                         i = i0 + r
                         for c in range(COLS):
                             k = kt + c * nth + tid
-                            if k < m:
-                                sc = int64(csa_popcount(sh_rows, r, colw, c)) + base
-                                if sink:
-                                    acc += sc
-                                else:
-                                    b = sc if k > i else int64(DISCARD)
-                                    if GLOBAL:
-                                        cuda.atomic.add(out, (dst, b), uint64(1))
+                            if PLAIN:
+                                if k < m:
+                                    sc = int64(csa_popcount(sh_rows, r, colw, c)) + base
+                                    if sink:
+                                        acc += sc
                                     else:
-                                        cuda.atomic.add(sh_hist, (copy, b), uint32(1))
+                                        b = sc if k > i else int64(DISCARD)
+                                        if GLOBAL:
+                                            cuda.atomic.add(out, (dst, b), uint64(1))
+                                        else:
+                                            cuda.atomic.add(sh_hist, (copy, b), uint32(1))
+                            else:
+                                # every lane of the warp gets here (the loops are uniform over
+                                # the block): the lanes holding the same bin add once, by the
+                                # lowest lane of the group; pairs k <= i or k >= m add nothing
+                                b = int64(DISCARD)
+                                if k < m and k > i:
+                                    b = int64(csa_popcount(sh_rows, r, colw, c)) + base
+                                grp = cuda.match_any_sync(FULL_MASK, b)
+                                if b != DISCARD and (grp & lower_lanes) == 0:
+                                    if GLOBAL:
+                                        cuda.atomic.add(out, (dst, b), uint64(cuda.popc(grp)))
+                                    else:
+                                        cuda.atomic.add(sh_hist, (copy, b),
+                                                        uint32(cuda.popc(grp)))
                 cuda.syncthreads()  # before the next item overwrites sh_rows and sh_item
             if sink:
                 out[cuda.blockIdx.x * nth + tid, 0] = uint64(acc)

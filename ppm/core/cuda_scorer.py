@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppm.core._cuda_kernels import ROWS, build
+from ppm.core._cuda_kernels import AGGREGATE, ROWS, build
 from ppm.core.hypothesis_class import BitsetScorer
 from ppm.gpu import check_cuda, cuda_module, launch, simulator_enabled
 
@@ -41,15 +41,30 @@ def cpu_kernels():
     return _bitset_kernels
 
 
+#: The default launch on a GPU: persistent blocks of THREADS threads, BLOCKS_PER_SM per
+#: multiprocessor. Chosen from ``scripts.bench_gpu --shapes`` on an H100
+#: (``results/bench_gpu_shapes.csv``): at level 3 (n = 160, 320) and level 4 (|C_pub| 2,940)
+#: 128 x 6 ran 1.02-1.07x the former 256 x 3, the best of eight variants at every size, so one
+#: shape serves every size measured; 512-thread blocks and one partner column per thread were
+#: slower (0.87-0.92x), warp-aggregated increments much slower (0.39-0.51x).
+THREADS, BLOCKS_PER_SM = 128, 6
+
+
+def forget_compiled() -> None:
+    """Drop the compiled kernels of this process (the benchmark's cold start)."""
+    build.cache_clear()
+
+
 def launch_shape(cuda, n_items: int, threads: int | None, blocks: int | None):
-    """``(threads, blocks)`` of a launch over ``n_items`` work items: persistent blocks (3 per
-    multiprocessor) of 256 threads on a GPU, 2 blocks of 32 threads under the simulator."""
+    """``(threads, blocks)`` of a launch over ``n_items`` work items: persistent blocks
+    (:data:`BLOCKS_PER_SM` per multiprocessor) of :data:`THREADS` threads on a GPU, 2 blocks of
+    32 threads under the simulator."""
     if simulator_enabled():  # every simulated thread is a Python thread: keep blocks small
         threads, blocks = threads or 32, blocks or 2
     else:
-        threads = threads or 256
-        if blocks is None:
-            blocks = 3 * cuda.get_current_device().MULTIPROCESSOR_COUNT  # persistent blocks
+        threads = threads or THREADS
+        if blocks is None:  # persistent blocks
+            blocks = BLOCKS_PER_SM * cuda.get_current_device().MULTIPROCESSOR_COUNT
     return threads, max(1, min(int(blocks), int(n_items)))
 
 
@@ -60,7 +75,7 @@ class CudaKernels:
 
     def __init__(self, PQT: np.ndarray, wP: int, n: int, threads: int | None = None,
                  blocks: int | None = None, cols: int = 2, flush_limit: int = (1 << 32) - 1,
-                 out_bytes: int = 1 << 30):
+                 out_bytes: int = 1 << 30, aggregate: bool | None = None):
         self._cuda = cuda_module()
         self.W, self.m = PQT.shape
         self.n = int(n)
@@ -68,12 +83,14 @@ class CudaKernels:
         self._threads, self._blocks, self._cols = threads, blocks, int(cols)
         self._limit = int(flush_limit)
         self._out_bytes = int(out_bytes)  # device buffer of one level-j launch's output slots
+        self._aggregate = AGGREGATE if aggregate is None else bool(aggregate)
         self._dPQT = None
         self.wP = int(wP)
 
     # -- helpers ------------------------------------------------------------------------------
     def _kernels(self, threads):
-        return build(self.W, self.wP, self.n, threads, self._cols, self._limit)
+        return build(self.W, self.wP, self.n, threads, self._cols, self._limit,
+                     self._aggregate)
 
     def _device_pqt(self):
         if self._dPQT is None:
@@ -228,9 +245,12 @@ class CudaScorer(BitsetScorer):
     """:class:`ppm.core.hypothesis_class.BitsetScorer` with pairs, triples and the rank pass on an
     NVIDIA GPU (:class:`CudaKernels`). Identical histograms, records and samples.
 
-    ``threads``/``blocks``: launch shape (default 256 threads and 3 persistent blocks per
-    multiprocessor; 32 threads and 2 blocks under the simulator); ``cols``: partner columns per
-    thread; ``flush_limit``: see :func:`ppm.core._cuda_kernels.build`; ``out_bytes``: the device
+    ``threads``/``blocks``: launch shape (default :data:`THREADS` threads and
+    :data:`BLOCKS_PER_SM` persistent blocks per multiprocessor; 32 threads and 2 blocks under
+    the simulator); ``cols``: partner columns per
+    thread; ``flush_limit`` and ``aggregate`` (warp-aggregated increments; default
+    :data:`ppm.core._cuda_kernels.AGGREGATE`): see :func:`ppm.core._cuda_kernels.build`;
+    ``out_bytes``: the device
     buffer of the per-chunk histograms of one level-``j >= 3`` launch (a level whose chunks need
     more is scored in several launches; tests lower it). None of them changes
     any output.

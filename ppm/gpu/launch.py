@@ -13,7 +13,10 @@ import warnings
 
 from ppm.gpu.runtime import cuda_module
 
-LOW_OCCUPANCY_MESSAGE = r"Grid size \d+ will likely result in GPU under-utilization"
+# numba highlights its warnings with terminal escapes where colour is on ("\x1b[1mGrid size
+# 5 will ..."; seen on an H100 in 2026-11), and ``filterwarnings`` matches a message from its
+# start: the pattern admits any prefix.
+LOW_OCCUPANCY_MESSAGE = r"(?s).*Grid size \d+ will likely result in GPU under-utilization"
 
 
 def _performance_warning_classes() -> tuple:
@@ -41,8 +44,7 @@ def quiet_low_occupancy():
         for category in _performance_warning_classes():
             warnings.filterwarnings("ignore", message=LOW_OCCUPANCY_MESSAGE, category=category)
         # By message for any class too: numba-cuda may raise it from a class object of its own
-        # (``numba_cuda.numba.cuda...``) that is not the one imported above, which would explain
-        # the "Grid size 86" lines left in a batch log (2026-11; not confirmed on a GPU).
+        # (``numba_cuda.numba.cuda...``) that is not the one imported above.
         warnings.filterwarnings("ignore", message=LOW_OCCUPANCY_MESSAGE, category=Warning)
         yield
 
