@@ -14,9 +14,10 @@ What enters the hashes, and what never does:
 - a config's ``_target_`` enters as the class's **stable name** (:data:`STABLE_NAMES`), never as
   the import path written in the config. A class can move to another module, or a config can
   name it through a package that re-exports it, without changing one seed or cell key. The
-  stable name of a class is the path its first committed results were hashed with; a class not
-  in the table hashes under its defining path ``module.qualname`` (add it to the table before
-  moving it).
+  stable name of a class is the path its first committed results were hashed with, declared
+  where the class is defined (``@configurable(..., stable_name=...)``, :mod:`ppm.registry`); a
+  class not registered hashes under its defining path ``module.qualname`` (register it, with
+  its current path as stable name, before moving it).
 
 The committed results are the test of this contract (``tests/test_seeding.py``): a cell
 composed today has the cell key its committed trials carry.
@@ -27,10 +28,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Mapping
 
 import numpy as np
 from hydra.utils import get_class
 from omegaconf import DictConfig, OmegaConf
+
+from ppm import registry
 
 CACHE_VERSION = 2  # 2: rows carry opt_test (paired excess error). It enters every cell key:
 # never bump it for a change of columns only.
@@ -39,46 +43,22 @@ CACHE_VERSION = 2  # 2: rows carry opt_test (paired excess error). It enters eve
 EXECUTION_KEYS = ("n_jobs", "threads", "progress", "results_root", "analysis",
                   "experiment_name", "claim", "trials")
 
-# Defining path (module.qualname) -> stable name, for every class a config can instantiate.
-STABLE_NAMES = {
-    # BMN20: the PPM learner, its populations and baselines
-    "ppm.core.learner.PPMHalfspaceLearner": "ppm.PPMHalfspaceLearner",
-    "ppm.populations.mixture.GaussianClusters": "ppm.populations.GaussianClusters",
-    "ppm.populations.grid_thresholds.GridThresholds": "ppm.populations.GridThresholds",
-    "ppm.populations.hard_family.MarginFamily": "ppm.hard_family.MarginFamily",
-    "ppm.populations.datasets.BreastCancer": "ppm.datasets.BreastCancer",
-    "ppm.baselines.linear.ERMHalfspace": "ppm.baselines.ERMHalfspace",
-    "ppm.baselines.linear.PublicOnly": "ppm.baselines.PublicOnly",
-    "ppm.baselines.logistic.LogisticRegressionBaseline": "ppm.baselines.LogisticRegressionBaseline",
-    "ppm.baselines.logistic.DPLogisticRegression": "ppm.baselines.DPLogisticRegression",
-    "ppm.baselines.fully_private.GridExponentialMechanism":
-        "ppm.fully_private.GridExponentialMechanism",
-    "ppm.baselines.semi_private.SemiPrivateHalfspaceLearner":
-        "ppm.semi_private.SemiPrivateHalfspaceLearner",
-    # KMMS19
-    "ppm.set_cover.learner.SetCoverLearner": "ppm.set_cover.SetCoverLearner",
-    "ppm.set_cover.greedy.GreedySetCover": "ppm.set_cover.GreedySetCover",
-    "ppm.set_cover.populations.PlantedConjunction": "ppm.set_cover.PlantedConjunction",
-    "ppm.set_cover.populations.DecoyConjunction": "ppm.set_cover.populations.DecoyConjunction",
-    "ppm.set_cover.polygon_population.GridPolygon": "ppm.set_cover.GridPolygon",
-    "ppm.set_cover.polygon_population.GridTriangles":
-        "ppm.set_cover.polygon_population.GridTriangles",
-    "ppm.set_cover.disjunctions.DisjunctionLearner":
-        "ppm.set_cover.disjunctions.DisjunctionLearner",
-    "ppm.set_cover.greedy_triangles.GreedyTriangleCover":
-        "ppm.set_cover.greedy_triangles.GreedyTriangleCover",
-    # BNS15
-    "ppm.semi_supervised.generic.GenericLearner": "ppm.semi_supervised.GenericLearner",
-    "ppm.semi_supervised.active.PrivateActiveLearner": "ppm.semi_supervised.PrivateActiveLearner",
-    "ppm.semi_supervised.label_boost.LabelBoostLearner": "ppm.semi_supervised.LabelBoostLearner",
-    "ppm.semi_supervised.threshold_em.GapThresholdMechanism":
-        "ppm.semi_supervised.GapThresholdMechanism",
-    "ppm.semi_supervised.big_grid.BigGridThresholds": "ppm.semi_supervised.BigGridThresholds",
-    "ppm.semi_supervised.big_grid.NoisyBigGridThresholds":
-        "ppm.semi_supervised.big_grid.NoisyBigGridThresholds",
-    "ppm.semi_supervised.plateau_grid.PlateauGridThresholds":
-        "ppm.semi_supervised.PlateauGridThresholds",
-}
+class _StableNames(Mapping):
+    """Defining path (module.qualname) -> stable name, for every class a config can
+    instantiate: read from the registry of configurable classes (:mod:`ppm.registry`, where
+    each class declares its stable name), so a class registered later is in it too."""
+
+    def __getitem__(self, path):
+        return registry.stable_names()[path]
+
+    def __iter__(self):
+        return iter(registry.stable_names())
+
+    def __len__(self):
+        return len(registry.stable_names())
+
+
+STABLE_NAMES = _StableNames()
 
 
 def defining_path(cls) -> str:

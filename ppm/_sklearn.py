@@ -30,6 +30,8 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_feature_names
 
+from ppm.registry import execution_params
+
 __all__ = ["BinaryLabelsMixin", "decode_labels", "encode_labels", "for_sklearn_checks"]
 
 
@@ -130,18 +132,43 @@ class BinaryLabelsMixin:
 
     Subclasses call :meth:`_encode_y` in ``fit`` and :meth:`_decode_y` in ``predict``.
     ``_label_param`` names the role parameter (``None``: both labels alike) and
-    ``_label_code`` the internal label it plays. ``_encoding_params`` are left out of the
-    experiment configs (:func:`experiments.schema.estimator_conf`): the experiments' samples
-    are labelled 0/1, where the encoding is the identity.
+    ``_label_code`` the internal label it plays.
+
+    Parameters: ``_parameter_constraints`` declares each one (scikit-learn's
+    :mod:`sklearn.utils._param_validation`); :meth:`_validate_params`, the one validation entry
+    point (``fit`` and the pipeline call it before any work), checks them with scikit-learn's
+    ``BaseEstimator._validate_params`` and then the class's rules across parameters
+    (:meth:`_check_cross_params`). ``_param_roles`` declares, once, the parameters that are not
+    part of what the class computes (:data:`ppm.registry.ROLES`: ``execution``, ``console``,
+    ``data``, ``encoding``); ``_execution_params``, which enter no seed or cache key, are
+    derived from it.
     """
 
     _label_param: str | None = None
     _label_code: int = 0
     _label_role: str = ""
-    _encoding_params: tuple = ()
+    _parameter_constraints: dict = {}
+    _param_roles: dict = {}
+    _execution_params: tuple = ()
+    _data_params: tuple = ()
     _one_d_input = False  # True: a d = 1 learner, which also takes X as a 1-D array of points
     # Every learner takes the public mask by keyword; routed by default (module docstring).
     __metadata_request__fit = {"public": True}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._execution_params = execution_params(cls)
+        # read by the pipeline, which sets them from the population
+        cls._data_params = tuple(p for p, role in cls._param_roles.items() if role == "data")
+
+    def _validate_params(self) -> None:
+        """scikit-learn's check of ``_parameter_constraints`` (``InvalidParameterError``
+        naming the first bad parameter), then :meth:`_check_cross_params`."""
+        super()._validate_params()
+        self._check_cross_params()
+
+    def _check_cross_params(self) -> None:
+        """Rules that no single parameter's constraint states (``a < b``): none by default."""
 
     def _encode_y(self, y, n: int) -> np.ndarray:
         param = self._label_param

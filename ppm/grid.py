@@ -8,11 +8,18 @@ learn thresholds on the same grid.
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
-from ppm.validation import check_positive_int
+from ppm.validation import Number, check_positive_int
+
+# The grid's parameters as scikit-learn constraints (the grid learners' _parameter_constraints).
+GRID_CONSTRAINTS = {
+    "T": [Number(Integral, 2, None, closed="left")],
+    "low": [Number(Real, None, None, closed="neither")],  # a finite number
+    "high": [Number(Real, None, None, closed="neither")],
+}
 
 
 def check_bound(value, name: str) -> float:
@@ -26,12 +33,17 @@ def check_grid(T, low, high):
     T = check_positive_int(T, "T", minimum=2)
     low = check_bound(low, "low")
     high = check_bound(high, "high")
+    check_grid_span(T, low, high)
+    return T, low, high
+
+
+def check_grid_span(T, low, high) -> None:
+    """The grid's rules across parameters: ``low < high`` and a finite span."""
     if not low < high:
         raise ValueError(f"low must be < high, got low={low!r}, high={high!r}")
     if not math.isfinite((high - low) * (T - 1)):
         raise ValueError(f"(high - low) * (T - 1) must be finite, got low={low!r}, "
                          f"high={high!r}, T={T!r}")
-    return T, low, high
 
 
 def grid_points(T: int, low: float, high: float) -> np.ndarray:

@@ -2,6 +2,13 @@
 
 Every public entry point validates at the boundary and raises ``ValueError`` whose message
 names the offending parameter and value, before any work starts.
+
+Constructor parameters are declared once per class, as scikit-learn's ``_parameter_constraints``
+(:mod:`sklearn.utils._param_validation`): estimators validate them with scikit-learn's
+``BaseEstimator._validate_params`` (:class:`ppm._sklearn.BinaryLabelsMixin`), populations with
+:func:`check_params`. The error is scikit-learn's ``InvalidParameterError`` (a ``ValueError``
+and a ``TypeError``): one line naming the parameter, the class and the value. :class:`Number`,
+:class:`Satisfies` and :data:`RANDOM_STATE` are the constraints scikit-learn's do not state.
 """
 
 from __future__ import annotations
@@ -11,6 +18,71 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.sparse import issparse
+from sklearn.utils._param_validation import (  # noqa: F401 (InvalidParameterError: re-export)
+    Interval, InvalidParameterError, Options, validate_parameter_constraints)
+
+
+class Number(Interval):
+    """scikit-learn's ``Interval`` that also refuses ``bool`` (an ``Integral`` to Python) and,
+    unless ``finite=False``, an infinite float (``Interval(Real, 0, None)`` admits ``inf``)."""
+
+    def __init__(self, type, left, right, *, closed, finite=True):
+        super().__init__(type, left, right, closed=closed)
+        self.finite = finite
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)) or not super().is_satisfied_by(val):
+            return False
+        return not self.finite or self.type is Integral or math.isfinite(val)
+
+    def __str__(self):
+        text = super().__str__()
+        return text.replace("a float", "a finite float", 1) if (
+            self.finite and self.type is not Integral) else text
+
+
+class Satisfies(Options):
+    """A constraint given by a predicate and its description (``Options`` is one of the
+    constraint types ``validate_parameter_constraints`` takes as given)."""
+
+    def __init__(self, predicate, description: str, kind=None):
+        super().__init__(object, set())
+        self.predicate = predicate
+        self.description = description
+        self.kind = kind  # the config type of the values it admits (None: any)
+
+    def is_satisfied_by(self, val):
+        try:
+            return bool(self.predicate(val))
+        except Exception:  # a value the predicate cannot read does not satisfy it
+            return False
+
+    def __str__(self):
+        return self.description
+
+
+class Choice(Options):
+    """scikit-learn's ``Options`` that refuses ``bool`` (``True == 1`` to Python)."""
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
+# check_random_state's inputs: scikit-learn's "random_state" caps ints at 2^32 - 1, while the
+# pipeline's per-trial seeds are 63-bit, and admits a RandomState, which is refused here.
+RANDOM_STATE = [Number(Integral, 0, None, closed="left"), np.random.SeedSequence,
+                np.random.Generator, None]
+EPSILON = [Number(Real, 0, None, closed="neither")]  # a positive finite number
+OPEN_UNIT = [Number(Real, 0, 1, closed="neither")]
+CLOSED_UNIT = [Number(Real, 0, 1, closed="both")]
+
+
+def check_params(obj, **params) -> None:
+    """Validate ``params`` against ``type(obj)._parameter_constraints`` (a population's
+    constructor: populations are not estimators); ``InvalidParameterError`` otherwise."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    validate_parameter_constraints(cls._parameter_constraints, params,
+                                   caller_name=cls.__name__)
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:

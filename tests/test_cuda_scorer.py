@@ -75,6 +75,9 @@ def sim_histograms():
         (3, 16, 70, 4, dict(cols=3, flush_limit=40), "mixed"),  # flushes on the limit
         (4, 10, 70, 256, dict(blocks=1), "mixed"),  # level 4: 3-prefixes on the host
         (2, 6, 10_300, 256, {}, "mixed"),  # n too large for shared histograms: global
+        # warp-aggregated increments (on a GPU; the simulator falls back to one per pair)
+        (3, 16, 70, 4, dict(cols=3, flush_limit=40, aggregate=True), "mixed"),
+        (2, 6, 10_300, 256, dict(aggregate=True), "mixed"),
     ]
     assert _cuda_kernels.histogram_copies(10_300, 32) == 0
     for i, (d, m, n, chunks, launch, labels) in enumerate(cases):
@@ -142,13 +145,19 @@ def test_bench_gpu_smoke():
     out = _run("sim_bench_smoke")
     assert "hypotheses_per_s" in out and "popcount_ceiling" in out
     assert "triangles m=4" in out and "triples_per_s" in out  # the triangle selection's table
+    # the launch variants (warp aggregation too) gave the default launch's histograms
+    shape_lines = [line for line in out.splitlines() if line.lstrip().startswith("shape ")]
+    assert len(shape_lines) == 3 and all(line.endswith("same histogram: True")
+                                         for line in shape_lines), shape_lines
+    assert "crossover d=2 n=20" in out and "GPU cold" in out
 
 
 def test_bad_device_rejected():
     from ppm import PPMHalfspaceLearner
 
     for bad in ("gpu", "CUDA", None, 0):
-        with pytest.raises(ValueError, match="device must be one of"):
+        with pytest.raises(ValueError, match=r"'device' parameter of PPMHalfspaceLearner must "
+                                             r"be a str among .*'cuda'.*Got"):
             PPMHalfspaceLearner(device=bad)._validate_params()
     with pytest.raises(ValueError, match="method must be 'auto' or 'bitset'"):
         PPMHalfspaceLearner(device="cuda", method="sweep")._validate_params()

@@ -16,28 +16,31 @@ from ppm.baselines import (DPLogisticRegression, ERMHalfspace, LogisticRegressio
                            PublicOnly)
 from ppm.baselines.fully_private import GridExponentialMechanism
 from ppm.baselines.semi_private import SemiPrivateHalfspaceLearner
-from ppm.set_cover import GreedySetCover, SetCoverLearner
+from ppm.registry import registered
+from ppm.set_cover import DisjunctionLearner, GreedySetCover, GreedyTriangleCover, SetCoverLearner
 from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, LabelBoostLearner,
                                  PrivateActiveLearner)
 
-# (class, non-default parameters, a bad parameter the validation must name)
-LEARNERS = [
-    (PPMHalfspaceLearner, dict(epsilon=0.5, method="reference", block_elements=1024),
-     ("epsilon", -1.0)),
-    (ERMHalfspace, dict(method="threshold"), ("method", "nope")),
-    (PublicOnly, {}, None),
-    (LogisticRegressionBaseline, dict(C=0.5), ("C", 0.0)),
-    (DPLogisticRegression, dict(epsilon=2.0, data_norm=2.0, C=0.5), ("data_norm", -1.0)),
-    (SemiPrivateHalfspaceLearner, dict(epsilon=0.5, labels="all"), ("labels", "some")),
-    (GridExponentialMechanism, dict(epsilon=0.5, T=16), ("T", 1)),
-    (SetCoverLearner, dict(k=2, epsilon=0.5, composition="naive", alpha0=0.2),
-     ("delta", 0.5)),
-    (GreedySetCover, {}, None),
-    (GenericLearner, dict(epsilon=0.5, T=16, epsilon_split=0.5), ("epsilon_split", 1.5)),
-    (PrivateActiveLearner, dict(epsilon=1.0, n_A=4, n_queries=2, T=16), ("n_queries", 4)),
-    (LabelBoostLearner, dict(b=8, base_n=10), ("base_n", 0)),
-    (GapThresholdMechanism, dict(epsilon=0.5, b=8), ("b", 0)),
-]
+# class -> (non-default parameters, a bad parameter the validation must name); LEARNERS is
+# every registered estimator class (ppm.registry), with its entry here or ({}, None).
+_CASES = {
+    PPMHalfspaceLearner: (dict(epsilon=0.5, method="reference", block_elements=1024),
+                          ("epsilon", -1.0)),
+    ERMHalfspace: (dict(method="threshold"), ("method", "nope")),
+    LogisticRegressionBaseline: (dict(C=0.5), ("C", 0.0)),
+    DPLogisticRegression: (dict(epsilon=2.0, data_norm=2.0, C=0.5), ("data_norm", -1.0)),
+    SemiPrivateHalfspaceLearner: (dict(epsilon=0.5, labels="all"), ("labels", "some")),
+    GridExponentialMechanism: (dict(epsilon=0.5, T=16), ("T", 1)),
+    SetCoverLearner: (dict(k=2, epsilon=0.5, composition="naive", alpha0=0.2), ("delta", 0.5)),
+    DisjunctionLearner: (dict(k=2, epsilon=0.5, composition="naive"), ("hypotheses", "nope")),
+    GreedyTriangleCover: (dict(T=2), ("max_triples", 0)),
+    GenericLearner: (dict(epsilon=0.5, T=16, epsilon_split=0.5), ("epsilon_split", 1.5)),
+    PrivateActiveLearner: (dict(epsilon=1.0, n_A=4, n_queries=2, T=16), ("n_queries", 4)),
+    LabelBoostLearner: (dict(b=8, base_n=10), ("base_n", 0)),
+    GapThresholdMechanism: (dict(epsilon=0.5, b=8), ("b", 0)),
+}
+LEARNERS = [(e.cls, *_CASES.get(e.cls, ({}, None))) for e in registered()
+            if e.group != "population"]
 # BNS15's thresholds on {0..2^b - 1} take integer points (BigPoints or int arrays).
 INTEGER_POINTS = (LabelBoostLearner, GapThresholdMechanism)
 IDS = [c.__name__ for c, _, _ in LEARNERS]
@@ -50,7 +53,15 @@ def _binary_sample(n=30, seed=0):
     return X, y, y == 0
 
 
-_SAMPLES = {SetCoverLearner: _binary_sample, GreedySetCover: _binary_sample}
+def _grid_sample(n=30, seed=0):
+    """Points of {0..2}^2 for the triangle cover (label: inside a corner triangle)."""
+    X = np.random.default_rng(seed).integers(0, 3, size=(n, 2))
+    y = (X.sum(axis=1) <= 1).astype(np.int64)
+    return X, y, y == 0
+
+
+_SAMPLES = {SetCoverLearner: _binary_sample, GreedySetCover: _binary_sample,
+            DisjunctionLearner: _binary_sample, GreedyTriangleCover: _grid_sample}
 
 
 def _sample(n=30, seed=0, cls=None):

@@ -28,7 +28,7 @@ def test_verbose_is_not_an_experiment_setting():
 
 def test_bad_verbose_is_refused():
     X, y, public = GaussianClusters(d=1, w_pub=0.5).sample(20, random_state=0)
-    with pytest.raises(ValueError, match="verbose must be a bool, got 'yes'"):
+    with pytest.raises(ValueError, match="'verbose' parameter of PPMHalfspaceLearner .* Got 'yes'"):
         PPMHalfspaceLearner(verbose="yes").fit(X, y, public=public)
 
 

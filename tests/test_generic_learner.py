@@ -213,7 +213,7 @@ def test_clone_round_trip():
 
 @pytest.mark.parametrize("kwargs, word", [
     ({"epsilon": 0}, "epsilon"), ({"epsilon": float("nan")}, "epsilon"),
-    ({"T": 1}, "T"), ({"T": 2 ** 30}, "T="), ({"alpha0": 1.5}, "alpha0"),
+    ({"T": 1}, "T"), ({"T": 2 ** 30}, "1073741824"), ({"alpha0": 1.5}, "alpha0"),
     ({"beta0": 0}, "beta0"), ({"epsilon_split": 1.0}, "epsilon_split"),
 ])
 def test_bad_parameters_are_rejected_naming_the_value(kwargs, word):

@@ -126,9 +126,9 @@ def test_sample_is_deterministic_under_a_seed():
     ({"alpha_target": 0.125, "c": 4.0}, "gamma"),     # gamma = 0.5 exactly
     ({"alpha_target": 0.0}, "alpha_target"),
     ({"alpha_target": 1.5}, "alpha_target"),
-    ({"c": 0.0}, "c must"),
-    ({"c": float("nan")}, "c must"),
-    ({"c": True}, "c must"),
+    ({"c": 0.0}, "'c' parameter of MarginFamily"),
+    ({"c": float("nan")}, "'c' parameter of MarginFamily"),
+    ({"c": True}, "'c' parameter of MarginFamily"),
     ({"orientation": 0}, "orientation"),
     ({"w_pub": 0.3}, "w_pub"),
 ])

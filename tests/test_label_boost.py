@@ -160,7 +160,7 @@ def test_b4096_labelled_cost_below_the_base_learners():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"epsilon": 1.5}, "1.5"), ({"epsilon": -1}, "-1"), ({"b": 0}, "got 0"),
+    ({"epsilon": 1.5}, "1.5"), ({"epsilon": -1}, "-1"), ({"b": 0}, "Got 0"),
     ({"alpha0": 0.0}, "alpha0"), ({"beta0": 1.0}, "beta0"), ({"base_n": 0}, "base_n"),
 ])
 def test_bad_parameters_rejected(kwargs, match):

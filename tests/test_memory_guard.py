@@ -86,7 +86,7 @@ def test_a_limit_above_the_estimates_changes_nothing():
 @pytest.mark.parametrize("bad", [0, -1.0, "8GB", True, float("nan")])
 def test_bad_max_memory_is_named(bad):
     X, y, public = _sample(1, 20)
-    with pytest.raises(ValueError, match="max_memory must be") as err:
+    with pytest.raises(ValueError, match="'max_memory' parameter") as err:
         PPMHalfspaceLearner(max_memory=bad).fit(X, y, public=public)
     assert repr(bad) in str(err.value)
 

@@ -29,7 +29,8 @@ def test_a_rejected_value_leaves_the_sweep_out_and_a_fixed_swept_axis_is_noted(r
     res = overrides.check(["c2_hard_family_quick", "c5_mixture_weight_quick"],
                           ["population.w_pub=0.3"], root, "_quick", claims_of=_claims_of)
     assert res.kept == ["c5_mixture_weight_quick"]
-    assert "w_pub must be 0.5 for MarginFamily" in res.left_out["c2_hard_family_quick"]
+    assert ("'w_pub' parameter of MarginFamily must be a float among {0.5}. Got 0.3"
+            in res.left_out["c2_hard_family_quick"])
     (note,) = res.notes
     assert note.startswith("note: population.w_pub=0.3 fixes an axis swept by C5")
     assert "one point" in note
@@ -48,7 +49,7 @@ def test_every_value_of_a_swept_override_is_checked(root):
 
 @pytest.mark.parametrize("args, words", [
     (["learner.epsilonn=1"], ["learner.epsilonn=1", "did you mean learner.epsilon?"]),
-    (["learner.epsilon=0"], ["learner.epsilon=0", "epsilon must be a positive"]),
+    (["learner.epsilon=0"], ["learner.epsilon=0", "must be a finite float", "Got 0.0 instead"]),
 ])
 def test_an_override_no_sweep_takes_is_one_error_line(root, args, words):
     res = overrides.check(["c8_eta_quick", "c5_mixture_weight_quick"], args, root, "_quick")

@@ -87,9 +87,9 @@ def test_the_exponential_mechanism_pays_ln_t_here():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(T=3), "T must be"), (dict(plateau=0.5), "plateau must be"),
-    (dict(plateau=0.0), "plateau must be"), (dict(plateau=True), "plateau must be"),
-    (dict(cut=1.0), "cut must be"), (dict(T=4, cut=0.2), "need at least 2 on each side")])
+    (dict(T=3), "'T' parameter"), (dict(plateau=0.5), "'plateau' parameter"),
+    (dict(plateau=0.0), "'plateau' parameter"), (dict(plateau=True), "'plateau' parameter"),
+    (dict(cut=1.0), "'cut' parameter"), (dict(T=4, cut=0.2), "need at least 2 on each side")])
 def test_bad_parameters_get_one_line(kwargs, match):
     with pytest.raises(ValueError, match=match) as err:
         PlateauGridThresholds(**kwargs)

@@ -55,7 +55,7 @@ def test_sample_is_reproducible_and_uniform_sides_are_labelled():
 
 
 @pytest.mark.parametrize("kw, match", [({"T": 3}, "T"), ({"T": 2 ** 21}, "T"),
-                                       ({"k": 2}, "k must"), ({"k": 0}, "k"),
+                                       ({"k": 2}, "'k' parameter of GridPolygon"), ({"k": 0}, "k"),
                                        ({"w_pub": 1.5}, "w_pub"), ({"support": 0}, "support"),
                                        ({"geometry_seed": -1}, "geometry_seed")])
 def test_bad_parameters_rejected(kw, match):

@@ -137,7 +137,7 @@ def test_eta_half_is_homogeneous(margin):
 
 
 def test_eta_just_above_half_rejected():
-    with pytest.raises(ValueError, match=r"eta must be in \[0, 0.5\]"):
+    with pytest.raises(ValueError, match=r"'eta' parameter .* \[0.0, 0.5\]"):
         GaussianClusters(eta=0.5 + 1e-9)
     GaussianClusters(eta=0.5)  # the boundary itself is allowed
 

@@ -51,6 +51,9 @@ class Probe:
     def _validate_params(self):
         return None
 
+    def _check_cross_params(self):
+        return None
+
     def fit(self, X, y, X_unlabelled):
         p = np.exp(probe_log_probs(X[:, 0], y, X_unlabelled[:, 0]))
         self.rule_ = int(self.rng.choice(CUTS.size, p=p / p.sum()))

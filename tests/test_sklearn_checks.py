@@ -42,6 +42,7 @@ ESTIMATORS = [
     _checked(sc.SetCoverLearner(k=1, epsilon=0.9, hypotheses="halfplanes", T=8, random_state=0)),
     _checked(sc.GreedySetCover()),
     _checked(sc.DisjunctionLearner(k=1, epsilon=0.9, random_state=0)),
+    _checked(sc.GreedyTriangleCover(T=8, random_state=0)),
     _checked(ss.GenericLearner(epsilon=5.0, T=16, low=-3.0, high=3.0, random_state=0)),
     _checked(ss.PrivateActiveLearner(epsilon=1.0, n_A=4, n_queries=2, T=16, low=-3.0, high=3.0,
                                      random_state=0)),
@@ -145,6 +146,42 @@ EXPECTED = {
         'check_supervised_y_2d': _R7,
     },
     'SetCoverLearner|halfplanes': {
+        'check_classifier_not_supporting_multiclass': _R8,
+        'check_classifiers_classes': _R8,
+        'check_classifiers_one_label': _R8,
+        'check_classifiers_regression_target': _R8,
+        'check_classifiers_train': _R8,
+        'check_complex_data': _R8,
+        'check_dict_unchanged': _R8,
+        'check_dont_overwrite_parameters': _R8,
+        'check_dtype_object': _R8,
+        'check_estimator_sparse_array': _R8,
+        'check_estimator_sparse_matrix': _R8,
+        'check_estimator_sparse_tag': _R8,
+        'check_estimators_dtypes': _R8,
+        'check_estimators_empty_data_messages': _R8,
+        'check_estimators_fit_returns_self': _R8,
+        'check_estimators_nan_inf': _R8,
+        'check_estimators_overwrite_params': _R8,
+        'check_estimators_pickle': _R8,
+        'check_f_contiguous_array_estimator': _R8,
+        'check_fit2d_1feature': _R8,
+        'check_fit2d_1sample': _R8,
+        'check_fit2d_predict1d': _R8,
+        'check_fit_check_is_fitted': _R8,
+        'check_fit_idempotent': _R8,
+        'check_fit_score_takes_y': _R8,
+        'check_methods_sample_order_invariance': _R8,
+        'check_methods_subset_invariance': _R8,
+        'check_n_features_in': _R8,
+        'check_n_features_in_after_fitting': _R8,
+        'check_pipeline_consistency': _R8,
+        'check_positive_only_tag_during_fit': _R8,
+        'check_readonly_memmap_input': _R8,
+        'check_requires_y_none': _R8,
+        'check_supervised_y_2d': _R8,
+    },
+    'GreedyTriangleCover': {
         'check_classifier_not_supporting_multiclass': _R8,
         'check_classifiers_classes': _R8,
         'check_classifiers_one_label': _R8,
@@ -378,3 +415,13 @@ def test_usage_lists_the_failing_checks_of_every_learner():
                              for _, check in estimator_checks_generator(est)})
         if k <= 3:  # short lists are spelled out
             assert set(re.findall(r"`(check_\w+)`", listed)) == set(expected), expected_key(est)
+
+
+def test_every_registered_estimator_is_checked():
+    """The registry (ppm.registry) is the list of configurable classes: every learner and
+    baseline it holds runs scikit-learn's checks above (a new class cannot be forgotten)."""
+    from ppm.registry import registered
+
+    checked = {cls for est in ESTIMATORS for cls in type(est).__mro__}  # (copies subclass)
+    estimators = {e.cls for e in registered() if e.group in ("learner", "baseline")}
+    assert estimators - checked == set(), sorted(c.__name__ for c in estimators - checked)

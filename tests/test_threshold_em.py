@@ -138,7 +138,7 @@ def test_predict_threshold_on_plain_ints():
 
 @pytest.mark.parametrize("kwargs, X, y, match", [
     ({"epsilon": 0.0}, [1], [1], "epsilon"),
-    ({"b": 0}, [1], [1], "b must be"),
+    ({"b": 0}, [1], [1], "'b' parameter"),
     ({"b": 3}, [8], [1], "contains 8"),
     ({"b": 3}, [-1], [1], "contains -1"),
     ({"b": 3}, np.array([0.5]), [1], "0.5"),

@@ -196,7 +196,7 @@ def test_union_learner_learns_two_disjoint_triangles():
 
 
 def test_disjunction_learner_validates_hypotheses():
-    with pytest.raises(ValueError, match="hypotheses must be one of"):
+    with pytest.raises(ValueError, match="'hypotheses' parameter of DisjunctionLearner"):
         DisjunctionLearner(hypotheses="triangle_complements").fit(np.zeros((2, 2)), [0, 1])
 
 

@@ -46,14 +46,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
+from ppm.registry import configurable
 from ppm.validation import (
-    check_epsilon,
+    EPSILON,
+    RANDOM_STATE,
     check_labelled_data,
     check_random_state,
     check_X,
 )
 from ppm.mechanisms import sample_level_and_rank
-from ppm.grid import check_grid, grid_points
+from ppm.grid import GRID_CONSTRAINTS, check_grid, check_grid_span, grid_points
 
 
 def hypothesis_of(index: int, T: int):
@@ -84,6 +86,7 @@ def grid_threshold_scores(x, y, grid: np.ndarray) -> np.ndarray:
     return np.concatenate([ge, [n1], n - ge[1:]]).astype(np.int64)
 
 
+@configurable("baseline", stable_name="ppm.fully_private.GridExponentialMechanism")
 class GridExponentialMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Fully private learner: exact exponential mechanism over ``2T`` grid thresholds (d = 1).
 
@@ -119,6 +122,7 @@ class GridExponentialMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator
     """
 
     _one_d_input = True
+    _parameter_constraints = {"epsilon": EPSILON, **GRID_CONSTRAINTS, "random_state": RANDOM_STATE}
 
     def __init__(self, *, epsilon=1.0, T=64, low=0.0, high=1.0, random_state=None):
         self.epsilon = epsilon
@@ -127,12 +131,8 @@ class GridExponentialMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator
         self.high = high
         self.random_state = random_state
 
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter (called by ``fit`` and by the
-        pipeline before any work starts)."""
-        check_epsilon(self.epsilon)
-        check_grid(self.T, self.low, self.high)
-        check_random_state(self.random_state)
+    def _check_cross_params(self) -> None:
+        check_grid_span(self.T, self.low, self.high)
 
     def fit(self, X, y, public=None):
         """Fit on all examples as private; ``public`` is accepted and ignored."""

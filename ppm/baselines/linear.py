@@ -28,9 +28,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from sklearn.utils._param_validation import StrOptions
+
 from ppm._sklearn import BinaryLabelsMixin
-from ppm.validation import (check_labelled_data, check_random_state, check_X,
-                          warn_if_no_public)
+from ppm.registry import configurable
+from ppm.validation import RANDOM_STATE, check_labelled_data, check_X, warn_if_no_public
 
 _ERM_METHODS = ("auto", "threshold", "lp", "enumerate", "logistic")
 # "auto" enumerates exactly (O(n^2 log n)) for d = 2 up to this sample size.
@@ -210,6 +212,7 @@ class LinearRule(BinaryLabelsMixin):
         return self._decode_y(self._predict01(X))
 
 
+@configurable("baseline", stable_name="ppm.baselines.ERMHalfspace")
 class ERMHalfspace(LinearRule, ClassifierMixin, BaseEstimator):
     """Non-private ERM over halfspaces (docs/model.md §7, "Non-private ERM halfspace").
 
@@ -248,15 +251,12 @@ class ERMHalfspace(LinearRule, ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    _parameter_constraints = {"method": [StrOptions(set(_ERM_METHODS))],
+                              "random_state": RANDOM_STATE}
+
     def __init__(self, *, method="auto", random_state=None):
         self.method = method
         self.random_state = random_state
-
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter."""
-        if self.method not in _ERM_METHODS:
-            raise ValueError(f"method must be one of {_ERM_METHODS}, got {self.method!r}")
-        check_random_state(self.random_state)
 
     def fit(self, X, y, public=None):
         """Fit on all examples; ``public`` is accepted and ignored (non-private baseline)."""
@@ -359,6 +359,7 @@ def _logistic(X, y):
     return w, c
 
 
+@configurable("baseline", stable_name="ppm.baselines.PublicOnly")
 class PublicOnly(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Public-only baseline (docs/model.md §7): the majority label of the public examples.
 
@@ -375,9 +376,6 @@ class PublicOnly(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self):  # no parameters (explicit, so get_params sees an empty signature)
         pass
-
-    def _validate_params(self) -> None:
-        """No parameters."""
 
     def fit(self, X, y, public=None):
         """``public=None`` means every example is public (``check_labelled_data`` convention)."""

@@ -16,7 +16,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ppm.validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
+from ppm.registry import configurable
+from ppm.validation import (EPSILON, RANDOM_STATE, check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
 from ppm.baselines.linear import LinearRule
 
@@ -63,6 +64,7 @@ class _ScaledLinearModel(LinearRule, ClassifierMixin, BaseEstimator):
         self.n_features_in_ = n_features
 
 
+@configurable("baseline", stable_name="ppm.baselines.LogisticRegressionBaseline")
 class LogisticRegressionBaseline(_ScaledLinearModel):
     """Non-private logistic regression on all examples (docs/model.md §7, real-data figure).
 
@@ -89,14 +91,11 @@ class LogisticRegressionBaseline(_ScaledLinearModel):
     n_features_in_ : int
     """
 
+    _parameter_constraints = {"C": EPSILON, "random_state": RANDOM_STATE}  # C: > 0, finite
+
     def __init__(self, *, C=1.0, random_state=None):
         self.C = C
         self.random_state = random_state
-
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter (also called by the pipeline)."""
-        check_epsilon(self.C, "C")
-        check_random_state(self.random_state)
 
     def fit(self, X, y, public=None):
         """Fit on all examples; the scaling uses the public ones only."""
@@ -120,6 +119,7 @@ class LogisticRegressionBaseline(_ScaledLinearModel):
         return self
 
 
+@configurable("baseline", stable_name="ppm.baselines.DPLogisticRegression")
 class DPLogisticRegression(_ScaledLinearModel):
     """Fully private logistic regression, diffprivlib (docs/model.md §7 (c), "the practitioner's pick").
 
@@ -168,18 +168,14 @@ class DPLogisticRegression(_ScaledLinearModel):
     rows (a count over private examples) are not stored.
     """
 
+    _parameter_constraints = {"epsilon": EPSILON, "data_norm": EPSILON, "C": EPSILON,
+                              "random_state": RANDOM_STATE}  # positive finite numbers
+
     def __init__(self, *, epsilon=1.0, data_norm=3.0, C=1.0, random_state=None):
         self.epsilon = epsilon
         self.data_norm = data_norm
         self.C = C
         self.random_state = random_state
-
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter (also called by the pipeline)."""
-        check_epsilon(self.epsilon)
-        check_epsilon(self.data_norm, "data_norm")
-        check_epsilon(self.C, "C")
-        check_random_state(self.random_state)
 
     def fit(self, X, y, public=None):
         """Fit treating every example as private; the scaling uses the public ones only."""

@@ -68,10 +68,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from sklearn.utils._param_validation import RealNotInt, StrOptions
+
 from ppm._sklearn import BinaryLabelsMixin
-from ppm.validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
+from ppm.registry import configurable
+from ppm.validation import (EPSILON, RANDOM_STATE, Number, check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
-from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
+from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, construct_halfspaces
 from ppm.semi_supervised.cover import first_distinct_rows, select_from_cover
 
 _LABELS = ("private", "all")
@@ -148,6 +151,7 @@ def cover_scores(halfspaces: PublicHalfspaces, cover: np.ndarray, X, y) -> np.nd
     return scores
 
 
+@configurable("baseline", stable_name="ppm.semi_private.SemiPrivateHalfspaceLearner")
 class SemiPrivateHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Semi-private halfspace learner: public dichotomy cover + exact exponential mechanism.
 
@@ -188,21 +192,16 @@ class SemiPrivateHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstima
     :mod:`ppm.diagnostics` for the non-private research diagnostics.
     """
 
+    _parameter_constraints = {"epsilon": EPSILON,
+                              "rel_tol": [Number(RealNotInt, 0, 1e-3, closed="neither")],
+                              "labels": [StrOptions(set(_LABELS))], "random_state": RANDOM_STATE}
+
     def __init__(self, *, epsilon=1.0, rel_tol=DEFAULT_REL_TOL, labels="private",
                  random_state=None):
         self.epsilon = epsilon
         self.rel_tol = rel_tol
         self.labels = labels
         self.random_state = random_state
-
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter (called by ``fit`` and by the
-        pipeline before any work starts)."""
-        check_epsilon(self.epsilon)
-        check_rel_tol(self.rel_tol)
-        if self.labels not in _LABELS:
-            raise ValueError(f"labels must be one of {_LABELS}, got {self.labels!r}")
-        check_random_state(self.random_state)
 
     def fit(self, X, y, public=None):
         """Fit on a PPM sample; ``public[i]`` is True for a public example (required)."""

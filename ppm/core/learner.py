@@ -18,15 +18,18 @@ import os
 import sys
 import time
 from math import comb
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm.validation import (check_epsilon, check_labelled_data, check_random_state, check_X,
-                          warn_if_no_public)
-from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, check_rel_tol, construct_halfspaces
+from ppm.registry import configurable
+from ppm.validation import (EPSILON, RANDOM_STATE, Number, Satisfies, check_labelled_data,
+                            check_random_state, check_X, warn_if_no_public)
+from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, construct_halfspaces
 from ppm.core.hypothesis_class import (
     DEFAULT_BLOCK_ELEMENTS,
     BitsetScorer,
@@ -38,7 +41,7 @@ from ppm.core.hypothesis_class import (
 from ppm.core.cuda_scorer import CudaScorer
 from ppm.core.histogram_memo import (MemoisedScorer, check_memo_allowed, memo_key,
                                     supports_memo)
-from ppm.core.memory import (check_max_memory, construction_bytes, default_max_memory,
+from ppm.core.memory import (construction_bytes, default_max_memory,
                              format_bytes, scorer_bytes)
 from ppm.mechanisms import sample_level_and_rank
 from ppm.core.sweep_scorer import MAX_COLUMN_BYTES, SweepScorer
@@ -85,6 +88,8 @@ def _scorer_kind(halfspaces: PublicHalfspaces, method: str) -> str:
     return {"sweep": "sweep", "blocked": "blocked"}.get(method, "bitset")
 
 
+@configurable("learner", "ppm", stable_name="ppm.PPMHalfspaceLearner",
+              target="ppm.PPMHalfspaceLearner")
 class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """``LearnHalf`` (Algorithm 2): epsilon-DP w.r.t. private examples, improper, exact.
 
@@ -171,17 +176,31 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     differentially private.
     """
 
-    _execution_params = ("method", "block_elements", "max_hypotheses", "histogram_memo",
-                         "device", "max_memory", "allow_private_on_disk", "verbose")
-    # console output only: never in an experiment config (experiments.schema.estimator_conf),
-    # so trials.csv gets no column for it
-    _console_params = ("verbose",)
-    # set by the caller from the data (the pipeline: the population's synthetic flag), so never
-    # in a config schema (experiments.schema.estimator_conf)
-    _data_params = ("allow_private_on_disk",)
+    _parameter_constraints = {
+        "epsilon": EPSILON,
+        "random_state": RANDOM_STATE,
+        "method": [StrOptions(set(_METHODS))],
+        "rel_tol": [Number(RealNotInt, 0, 1e-3, closed="neither")],
+        "block_elements": [Number(Integral, 1, None, closed="left")],
+        "max_hypotheses": [Number(Real, 1, None, closed="left", finite=False)],
+        "histogram_memo": [None, Satisfies(lambda v: isinstance(v, (str, os.PathLike))
+                                           and bool(str(v)), "a directory path")],
+        "device": [StrOptions(set(_DEVICES))],
+        "public_label": "no_validation",  # any label (ppm._sklearn)
+        "max_memory": [None, Number(Real, 0, None, closed="neither", finite=False)],
+        "allow_private_on_disk": ["boolean"],
+        "verbose": ["verbose"],
+    }
+    # execution: every scorer returns the same hypothesis for the same seed, so these enter no
+    # seed or cache key; allow_private_on_disk is set by the pipeline from the population (the
+    # synthetic flag), verbose only prints, public_label only names labels (experiments: 0/1)
+    _param_roles = {"method": "execution", "block_elements": "execution",
+                    "max_hypotheses": "execution", "histogram_memo": "execution",
+                    "device": "execution", "max_memory": "execution",
+                    "allow_private_on_disk": "data", "verbose": "console",
+                    "public_label": "encoding"}
     _label_param, _label_code = "public_label", 0
     _label_role = "the public sub-population's label (0 in BMN20's label-determined model)"
-    _encoding_params = ("public_label",)
 
     def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
                  rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,
@@ -201,31 +220,12 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self.allow_private_on_disk = allow_private_on_disk
         self.verbose = verbose
 
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
-        called by ``fit`` and by the pipeline before any work starts)."""
-        check_epsilon(self.epsilon)
-        check_rel_tol(self.rel_tol)
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
-        if not (isinstance(self.device, str) and self.device in _DEVICES):
-            raise ValueError(f"device must be one of {_DEVICES}, got {self.device!r}")
+    def _check_cross_params(self) -> None:
+        """The rules across parameters (each parameter's own: ``_parameter_constraints``)."""
         if self.device == "cuda" and self.method not in ("auto", "bitset"):
             raise ValueError("device='cuda' runs the bitset scorer: method must be 'auto' or "
                              f"'bitset', got {self.method!r}")
-        if not (isinstance(self.block_elements, int) and self.block_elements >= 1):
-            raise ValueError(f"block_elements must be a positive int, got {self.block_elements!r}")
-        if not (isinstance(self.max_hypotheses, (int, float)) and self.max_hypotheses >= 1):
-            raise ValueError(f"max_hypotheses must be a number >= 1, got {self.max_hypotheses!r}")
-        check_max_memory(self.max_memory)
-        if self.histogram_memo is not None and not (
-                isinstance(self.histogram_memo, (str, os.PathLike)) and str(self.histogram_memo)):
-            raise ValueError("histogram_memo must be None or a directory path, got "
-                             f"{self.histogram_memo!r}")
         check_memo_allowed(self.histogram_memo, self.allow_private_on_disk)
-        if not isinstance(self.verbose, (bool, np.bool_, int)):
-            raise ValueError(f"verbose must be a bool, got {self.verbose!r}")
-        check_random_state(self.random_state)
 
     def fit(self, X, y, public=None):
         """Fit on a PPM sample; ``public[i]`` is True for a public example (required: without

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from ppm.validation import check_positive_int, check_random_state
+from ppm.registry import configurable
+from ppm.validation import Satisfies, check_params
 
 # Two of the three features (mean texture, worst area, worst smoothness) with which Street,
 # Wolberg and Mangasarian (1993, "Nuclear feature extraction for breast tumor diagnosis") found
@@ -79,6 +81,8 @@ def load_breast_cancer_ppm(features=DEFAULT_FEATURES):
     return data[:, cols].copy(), y.copy(), y == 0
 
 
+@configurable("population", "breast_cancer", stable_name="ppm.datasets.BreastCancer",
+              target="ppm.populations.BreastCancer")
 class BreastCancer:
     """The breast-cancer data as a PPM "population" for the experiment pipeline (docs/model.md §8).
 
@@ -102,8 +106,14 @@ class BreastCancer:
     n_rows = 569
     synthetic = False  # real patients' records: never stored by histogram_memo
 
+    _parameter_constraints = {"features": [Satisfies(
+        lambda v: isinstance(v, Sequence) and not isinstance(v, (str, bytes)) and len(v) > 0
+        and all(isinstance(f, str) for f in v),
+        "a non-empty sequence of feature names (e.g. a list)", kind=list[str])]}
+
     def __init__(self, *, features=DEFAULT_FEATURES):
-        features, cols = _check_features(features)
+        check_params(self, features=features)
+        features, cols = _check_features(features)  # the data set's names, distinct
         self._features = features
         self._cols = cols
         self._heldout = None

@@ -8,17 +8,21 @@ exact. Immutable after construction (safe to share between reused joblib workers
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral
 
 import numpy as np
 
-from ppm.validation import check_closed_unit, check_positive_int, check_random_state, check_X
+from ppm.validation import check_positive_int, check_random_state, check_X
+from ppm.registry import configurable
+from ppm.validation import CLOSED_UNIT, OPEN_UNIT, Number, check_params
 from ppm.populations.base import param_property
 
 # Grid points evaluated per ``predict`` call in :meth:`GridThresholds.true_error` (bounds memory).
 _GRID_CHUNK = 1 << 20
 
 
+@configurable("population", "grid_thresholds", stable_name="ppm.populations.GridThresholds",
+              target="ppm.populations.GridThresholds")
 class GridThresholds:
     """Thresholds on a one-dimensional grid, label-determined privacy (docs/model.md §§1, 4 and 8; claim C9).
 
@@ -63,14 +67,17 @@ class GridThresholds:
     realizable = True
     synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
 
+    _parameter_constraints = {
+        "T": [Number(Integral, 2, None, closed="left")],
+        "w_pub": CLOSED_UNIT,
+        "cut": OPEN_UNIT,
+        "support": [None, Number(Integral, 1, None, closed="left")],  # None: uniform
+    }
+
     def __init__(self, *, T=64, w_pub=0.5, cut=0.5, support: int | None = None):
-        T = check_positive_int(T, "T", minimum=2)
-        if support is not None:
-            support = check_positive_int(support, "support")
-        w_pub = check_closed_unit(w_pub, "w_pub")
-        if isinstance(cut, bool) or not isinstance(cut, Real) or not 0.0 < float(cut) < 1.0:
-            raise ValueError(f"cut must be a number in (0, 1), got {cut!r}")
-        cut = float(cut)
+        check_params(self, T=T, w_pub=w_pub, cut=cut, support=support)
+        T, w_pub, cut = int(T), float(w_pub), float(cut)
+        support = None if support is None else int(support)
         # T_0 = #{k : k / (T - 1) < cut}, with the same float division as the grid itself.
         n_neg = min(max(math.ceil(cut * (T - 1)), 0), T)
         while n_neg > 0 and (n_neg - 1) / (T - 1) >= cut:

@@ -48,11 +48,13 @@ intervals can use :meth:`MarginFamily.error_of_zero_set` instead (closed form, n
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
-from ppm.validation import check_open_unit, check_positive_int, check_random_state, check_X
+from ppm.validation import check_positive_int, check_random_state, check_X
+from ppm.registry import configurable
+from ppm.validation import OPEN_UNIT, Choice, Number, check_params
 
 # Grid for locating switch points of a rule: 2^16 cells of [-1, 1], 0 is a grid point.
 _GRID_CELLS = 1 << 16
@@ -61,9 +63,8 @@ _BISECT_STEPS = 64
 
 
 def _check_gamma(alpha_target, c) -> tuple[float, float, float]:
-    alpha = check_open_unit(alpha_target, "alpha_target")
-    if isinstance(c, bool) or not isinstance(c, Real) or not math.isfinite(float(c)) or c <= 0:
-        raise ValueError(f"c must be a finite number > 0, got {c!r}")
+    """``gamma = c * alpha_target`` in (0, 1/2) (validated parameters: the rule across them)."""
+    alpha = float(alpha_target)
     gamma = float(c) * alpha
     if not 0.0 < gamma < 0.5:
         raise ValueError(f"gamma = c * alpha_target = {c!r} * {alpha_target!r} = {gamma!r} "
@@ -71,6 +72,8 @@ def _check_gamma(alpha_target, c) -> tuple[float, float, float]:
     return alpha, float(c), gamma
 
 
+@configurable("population", "margin_family", stable_name="ppm.hard_family.MarginFamily",
+              target="ppm.populations.MarginFamily")
 class MarginFamily:
     """The hard family of claim C2: ``P[private | x] = 1/2 -+ gamma`` on either side of 0.
 
@@ -96,13 +99,16 @@ class MarginFamily:
     realizable = False
     synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
 
+    _parameter_constraints = {
+        "alpha_target": OPEN_UNIT,
+        "c": [Number(Real, 0, None, closed="neither")],
+        "orientation": [Choice(Integral, {1, -1})],
+        "w_pub": [Choice(Real, {0.5})],  # the construction's uniform x marginal
+    }
+
     def __init__(self, *, alpha_target=0.01, c=4.0, orientation=1, w_pub=0.5):
+        check_params(self, alpha_target=alpha_target, c=c, orientation=orientation, w_pub=w_pub)
         alpha, c, gamma = _check_gamma(alpha_target, c)
-        if isinstance(orientation, bool) or orientation not in (1, -1):
-            raise ValueError(f"orientation must be +1 or -1, got {orientation!r}")
-        if isinstance(w_pub, bool) or not isinstance(w_pub, Real) or float(w_pub) != 0.5:
-            raise ValueError(f"w_pub must be 0.5 for MarginFamily (uniform x marginal), "
-                             f"got {w_pub!r}")
         self._params = {"alpha_target": alpha, "c": c, "orientation": int(orientation),
                         "w_pub": 0.5}
         self._gamma = gamma

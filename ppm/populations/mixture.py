@@ -21,7 +21,7 @@ instances can be shared freely between (reused) joblib worker processes.
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import optimize
@@ -29,28 +29,18 @@ from scipy.special import ndtr
 
 from ppm.populations.base import param_property
 from ppm.validation import (
-    check_closed_unit,
     check_positive_int,
     check_random_state,
     check_X,
 )
+from ppm.registry import configurable
+from ppm.validation import CLOSED_UNIT, Number, check_params
 
 # A realizable configuration must keep at least this fraction of a cluster after truncation;
 # below it rejection sampling would waste > 10^4 draws per kept point.
 MIN_ACCEPTANCE = 1e-4
 # Upper bound on the number of scalar draws per rejection-sampling batch (bounds memory).
 _MAX_BATCH = 1 << 20
-
-
-def _check_finite_real(value, name: str, *, minimum: float = 0.0, strict: bool = False) -> float:
-    """A finite real number ``>= minimum`` (``> minimum`` if ``strict``)."""
-    relation = ">" if strict else ">="
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a finite number {relation} {minimum}, got {value!r}")
-    v = float(value)
-    if not math.isfinite(v) or (v <= minimum if strict else v < minimum):
-        raise ValueError(f"{name} must be a finite number {relation} {minimum}, got {value!r}")
-    return v
 
 
 def _rotation(d: int, geometry_seed: int) -> np.ndarray:
@@ -70,6 +60,8 @@ def _rotation(d: int, geometry_seed: int) -> np.ndarray:
     return q * signs
 
 
+@configurable("population", "gaussian_clusters", stable_name="ppm.populations.GaussianClusters",
+              target="ppm.populations.GaussianClusters")
 class GaussianClusters:
     """Two Gaussian clusters on either side of a target halfspace (docs/model.md §§1 and 8).
 
@@ -140,27 +132,36 @@ class GaussianClusters:
 
     synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
 
+    _parameter_constraints = {
+        "d": [Number(Integral, 1, None, closed="left")],
+        "w_pub": CLOSED_UNIT,
+        "separation": [Number(Real, 0, None, closed="left")],
+        "margin": [None, Number(Real, 0, None, closed="left")],  # None: agnostic
+        "public_std": [Number(Real, 0, None, closed="neither")],
+        "private_std": [Number(Real, 0, None, closed="neither")],
+        "private_aspect": [Number(Real, 0, None, closed="neither")],
+        "eta": [Number(Real, 0, 0.5, closed="both")],
+        "public_pos_rate": CLOSED_UNIT,
+        "geometry_seed": [Number(Integral, 0, None, closed="left")],
+    }
+
     def __init__(self, *, d=2, w_pub=0.5, separation=2.0, margin: float | None = 0.1,
                  public_std=1.0, private_std=0.5, private_aspect=3.0, eta=0.0,
                  public_pos_rate=0.0, geometry_seed=0):
-        d = check_positive_int(d, "d")
-        w_pub = check_closed_unit(w_pub, "w_pub")
-        separation = _check_finite_real(separation, "separation")
-        if margin is not None:
-            margin = _check_finite_real(margin, "margin")
-        public_std = _check_finite_real(public_std, "public_std", strict=True)
-        private_std = _check_finite_real(private_std, "private_std", strict=True)
-        private_aspect = _check_finite_real(private_aspect, "private_aspect", strict=True)
-        eta = _check_finite_real(eta, "eta")
-        if not eta <= 0.5:
-            raise ValueError(f"eta must be in [0, 0.5], got {eta!r}")
-        public_pos_rate = check_closed_unit(public_pos_rate, "public_pos_rate")
+        check_params(self, d=d, w_pub=w_pub, separation=separation, margin=margin,
+                     public_std=public_std, private_std=private_std,
+                     private_aspect=private_aspect, eta=eta, public_pos_rate=public_pos_rate,
+                     geometry_seed=geometry_seed)
+        d, w_pub, separation, eta = int(d), float(w_pub), float(separation), float(eta)
+        margin = None if margin is None else float(margin)
+        public_std, private_std = float(public_std), float(private_std)
+        private_aspect, public_pos_rate = float(private_aspect), float(public_pos_rate)
         if eta > 0 and public_pos_rate > 0:
             raise ValueError(
                 "eta and public_pos_rate are two different relaxations and cannot both be "
                 f"positive, got eta={eta!r}, public_pos_rate={public_pos_rate!r}"
             )
-        geometry_seed = check_positive_int(geometry_seed, "geometry_seed", minimum=0)
+        geometry_seed = int(geometry_seed)
 
         self._params = {
             "d": d, "w_pub": w_pub, "separation": separation, "margin": margin,

@@ -37,14 +37,16 @@ the number of label queries is the parameter ``n_queries`` (swept; the trials CS
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm.validation import (check_epsilon, check_labelled_data, check_positive_int,
-                           check_random_state, check_X)
+from ppm.registry import configurable
+from ppm.validation import (RANDOM_STATE, Number, check_epsilon, check_labelled_data,
+                            check_positive_int, check_random_state, check_X)
 from .generic import GenericLearner, labelled_sample_size
 from .sanitizer import sanitized_size
 
@@ -62,6 +64,8 @@ def choose_queries(n_pool: int, n_A: int, t: int, rng: np.random.Generator):
     return subset[:t], subset[t:]
 
 
+@configurable("learner", "active", stable_name="ppm.semi_supervised.PrivateActiveLearner",
+              target="ppm.semi_supervised.PrivateActiveLearner")
 class PrivateActiveLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Algorithm 4 of BNS15 around :class:`GenericLearner` (see the module docstring).
 
@@ -88,6 +92,16 @@ class PrivateActiveLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     _one_d_input = True
 
+    _parameter_constraints = {
+        # epsilon <= 3 + e, else n_pool < n_A: run the inner learner directly
+        "epsilon": [Number(Real, 0, POOL_FACTOR, closed="right")],
+        "n_A": [Number(Integral, 2, None, closed="left")],
+        "n_queries": [None, Number(Integral, 1, None, closed="left")],
+        **{p: c for p, c in GenericLearner._parameter_constraints.items()
+           if p not in ("epsilon", "random_state")},  # the inner learner's (run at epsilon 1)
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(self, *, epsilon=0.1, n_A=2048, n_queries=None, T=1024, low=0.0, high=1.0,
                  alpha0=0.1, beta0=0.1, epsilon_split=None, random_state=None):
         self.epsilon = epsilon
@@ -106,20 +120,13 @@ class PrivateActiveLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
                               alpha0=self.alpha0, beta0=self.beta0,
                               epsilon_split=self.epsilon_split, random_state=random_state)
 
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
-        called by ``fit`` and by the pipeline before any work starts)."""
-        eps = check_epsilon(self.epsilon)
-        if eps > POOL_FACTOR:
-            raise ValueError(f"epsilon must be <= 3 + e = {POOL_FACTOR:.4f} (else n_pool < n_A: "
-                             f"run the inner learner directly), got {self.epsilon!r}")
-        n_A = check_positive_int(self.n_A, "n_A", minimum=2)
-        self._inner(0)._validate_params()
-        t = self._n_queries()
+    def _check_cross_params(self) -> None:
+        """The inner learner's rules, and a query budget below ``n_A``."""
+        self._inner(0)._check_cross_params()
+        n_A, t = int(self.n_A), self._n_queries()
         if t >= n_A:
             raise ValueError(f"n_queries must be < n_A={n_A} (the inner learner needs an "
                              f"unlabelled point), got n_queries={t}")
-        check_random_state(self.random_state)
 
     def _n_queries(self) -> int:
         """``t``: ``n_queries``, or by default the inner learner's labelled size at epsilon 1."""

@@ -17,14 +17,18 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
 from ppm.validation import check_positive_int, check_random_state
+from ppm.registry import configurable
+from ppm.validation import OPEN_UNIT, Number, check_params
 from .big_points import BigPoints
 
 
+@configurable("population", "big_grid_thresholds", stable_name="ppm.semi_supervised.BigGridThresholds",
+              target="ppm.semi_supervised.BigGridThresholds")
 class BigGridThresholds:
     """Population of the module docstring.
 
@@ -42,11 +46,15 @@ class BigGridThresholds:
     synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
     d = 1
 
+    _parameter_constraints = {
+        "b": [Number(Integral, 2, None, closed="left")],
+        "support": [Number(Integral, 1, None, closed="left")],
+        "cut": OPEN_UNIT,
+    }
+
     def __init__(self, *, b=64, support=5, cut=0.5):
-        b = check_positive_int(b, "b", minimum=2)
-        support = check_positive_int(support, "support")
-        if isinstance(cut, bool) or not isinstance(cut, Real) or not 0.0 < float(cut) < 1.0:
-            raise ValueError(f"cut must be a number in (0, 1), got {cut!r}")
+        check_params(BigGridThresholds, b=b, support=support, cut=cut)
+        b, support = int(b), int(support)
         c = math.floor(Fraction(float(cut)) * (1 << b))
         if c < support or c + support > (1 << b):
             raise ValueError(f"support={support} points on each side of the cut {c} do not fit "
@@ -110,6 +118,9 @@ class BigGridThresholds:
         return float(np.mean(pred != truth)), 0.0
 
 
+@configurable("population", "noisy_big_grid_thresholds",
+              stable_name="ppm.semi_supervised.big_grid.NoisyBigGridThresholds",
+              target="ppm.semi_supervised.big_grid.NoisyBigGridThresholds")
 class NoisyBigGridThresholds(BigGridThresholds):
     """Thresholds on ``{0..2^b - 1}`` with spread-out support and label noise (claim C14).
 
@@ -137,12 +148,15 @@ class NoisyBigGridThresholds(BigGridThresholds):
 
     realizable = False
 
+    _parameter_constraints = {
+        **BigGridThresholds._parameter_constraints,
+        "eta": [Number(Real, 0, 0.5, closed="left")],
+        "spacing_bits": [Number(Integral, 0, 40, closed="both")],
+    }
+
     def __init__(self, *, b=64, support=25, cut=0.5, eta=0.1, spacing_bits=16):
-        if isinstance(eta, bool) or not isinstance(eta, Real) or not 0.0 <= float(eta) < 0.5:
-            raise ValueError(f"eta must be a number in [0, 1/2), got {eta!r}")
-        g_bits = check_positive_int(spacing_bits, "spacing_bits", minimum=0)
-        if g_bits > 40:
-            raise ValueError(f"spacing_bits must be <= 40, got {spacing_bits!r}")
+        check_params(self, b=b, support=support, cut=cut, eta=eta, spacing_bits=spacing_bits)
+        g_bits = int(spacing_bits)
         super().__init__(b=b, support=support, cut=cut)
         s, g = self._params["support"], 1 << g_bits
         if self._c < g * s or self._c + g * s > (1 << self._params["b"]):

@@ -46,22 +46,28 @@ from __future__ import annotations
 
 import inspect
 import math
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
+from ppm.registry import configurable
 from ppm.validation import (
+    EPSILON,
+    OPEN_UNIT,
+    RANDOM_STATE,
+    Number,
     check_epsilon,
     check_labelled_data,
     check_open_unit,
     check_random_state,
     check_X,
 )
-from ppm.grid import check_grid, grid_points
+from ppm.grid import GRID_CONSTRAINTS, check_grid, check_grid_span, grid_points
 from .cover import select_from_cover, threshold_cover, threshold_predict, threshold_scores
-from .sanitizer import sanitize_thresholds, sanitized_size, tree_depth
+from .sanitizer import MAX_LEVELS, sanitize_thresholds, sanitized_size
 
 
 def check_epsilon_split(value):
@@ -83,6 +89,8 @@ def to_grid_index(x: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return np.maximum(np.searchsorted(grid, np.asarray(x, dtype=float), side="right") - 1, 0)
 
 
+@configurable("learner", "generic", stable_name="ppm.semi_supervised.GenericLearner",
+              target="ppm.semi_supervised.GenericLearner")
 class GenericLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """BNS15's GenericLearner for grid thresholds (Algorithm 1, Theorem 3.3; module doc).
 
@@ -113,6 +121,16 @@ class GenericLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """
 
     _one_d_input = True
+    _parameter_constraints = {
+        "epsilon": EPSILON,
+        **GRID_CONSTRAINTS,
+        # the dyadic tree's depth ceil(log2 T) is at most MAX_LEVELS (2^L counts materialised)
+        "T": [Number(Integral, 2, 2**MAX_LEVELS, closed="both")],
+        "alpha0": OPEN_UNIT,
+        "beta0": OPEN_UNIT,
+        "epsilon_split": [None, *OPEN_UNIT],  # None: the paper's parallel composition
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(self, *, epsilon=1.0, T=1024, low=0.0, high=1.0, alpha0=0.1, beta0=0.1,
                  epsilon_split=None, random_state=None):
@@ -125,16 +143,8 @@ class GenericLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self.epsilon_split = epsilon_split
         self.random_state = random_state
 
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
-        called by ``fit`` and by the pipeline before any work starts)."""
-        check_epsilon(self.epsilon)
-        T, _, _ = check_grid(self.T, self.low, self.high)
-        tree_depth(T)
-        check_open_unit(self.alpha0, "alpha0")
-        check_open_unit(self.beta0, "beta0")
-        check_epsilon_split(self.epsilon_split)
-        check_random_state(self.random_state)
+    def _check_cross_params(self) -> None:
+        check_grid_span(self.T, self.low, self.high)
 
     def fit(self, X, y, public=None, X_unlabelled=None):
         """Fit on labelled ``(X, y)`` and unlabelled ``X_unlabelled`` (module docstring)."""

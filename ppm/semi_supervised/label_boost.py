@@ -60,18 +60,20 @@ about ``4 b ln 2 / epsilon`` on :class:`~.big_grid.BigGridThresholds`. Each fit 
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.mechanisms import exponential_mechanism
-from ppm.validation import (check_epsilon, check_labels, check_open_unit, check_positive_int,
-                           check_random_state)
+from ppm.registry import configurable
+from ppm.validation import (OPEN_UNIT, RANDOM_STATE, Number, check_epsilon, check_labels,
+                            check_random_state)
 from .big_points import BigPoints, as_big_points, concat
-from .threshold_em import GapThresholdMechanism, check_b
+from .threshold_em import B_BITS, GapThresholdMechanism
 
 VC_THRESHOLDS = 2                 # two-sided thresholds on a line
 ROUND_SUBSAMPLE = 3 + math.e ** 4  # Claim 4.3 with eps* = 1 + 3 (Lemma 4.1), eps = 1
@@ -184,6 +186,8 @@ def presubsample(x: BigPoints, y: np.ndarray, u: BigPoints, epsilon: float, rng)
     return x[lab], y[lab], u[unl]
 
 
+@configurable("learner", "label_boost", stable_name="ppm.semi_supervised.LabelBoostLearner",
+              target="ppm.semi_supervised.LabelBoostLearner")
 class LabelBoostLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """BNS15's boosting wrapper (Algorithm 3, Theorems 4.13/4.14) for thresholds on ``2^b``.
 
@@ -219,6 +223,16 @@ class LabelBoostLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         The released threshold ``(kind, k)``.
     """
 
+    _parameter_constraints = {
+        "epsilon": [Number(Real, 0, 1, closed="right")],  # the wrapper is 1-DP
+        "b": B_BITS,
+        "base_learner": [None, HasMethods(["fit", "predict"])],
+        "base_n": [None, Number(Integral, 1, None, closed="left")],
+        "alpha0": OPEN_UNIT,
+        "beta0": OPEN_UNIT,
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(self, *, epsilon=1.0, b=64, base_learner=None, base_n=None, alpha0=0.1,
                  beta0=0.1, random_state=None):
         self.epsilon = epsilon
@@ -229,22 +243,11 @@ class LabelBoostLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self.beta0 = beta0
         self.random_state = random_state
 
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
-        called by ``fit`` and by the pipeline before any work starts)."""
-        eps = check_epsilon(self.epsilon)
-        if eps > 1.0:
-            raise ValueError(f"epsilon must be in (0, 1] (the wrapper is 1-DP), "
-                             f"got {self.epsilon!r}")
-        check_b(self.b)
-        check_open_unit(self.alpha0, "alpha0")
-        check_open_unit(self.beta0, "beta0")
-        if self.base_n is not None:
-            check_positive_int(self.base_n, "base_n")
+    def _check_cross_params(self) -> None:
+        """The base learner runs inside the 1-DP wrapper: its own epsilon is at most 1."""
         base_eps = getattr(self.base_learner, "epsilon", None)
         if isinstance(base_eps, Real) and not 0 < base_eps <= 1:
             raise ValueError(f"base_learner.epsilon must be in (0, 1], got {base_eps!r}")
-        check_random_state(self.random_state)
 
     def _m(self) -> int:
         """``m``: ``base_n``, or by default :func:`base_sample_size` (validated parameters)."""

@@ -38,15 +38,20 @@ EXACT (``predict`` is evaluated on the four atoms).
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
 from ppm.populations.base import param_property
 from ppm.populations.grid_thresholds import GridThresholds
 from ppm.validation import check_positive_int, check_random_state, check_X
+from ppm.registry import configurable
+from ppm.validation import OPEN_UNIT, Number, check_params
 
 
+@configurable("population", "plateau_grid_thresholds",
+              stable_name="ppm.semi_supervised.PlateauGridThresholds",
+              target="ppm.semi_supervised.PlateauGridThresholds")
 class PlateauGridThresholds:
     """Population of the module docstring: one good threshold, ``T - 2`` at error ``plateau``.
 
@@ -65,12 +70,16 @@ class PlateauGridThresholds:
     synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
     d = 1
 
+    _parameter_constraints = {
+        "T": [Number(Integral, 4, None, closed="left")],
+        "plateau": [Number(Real, 0, 0.5, closed="neither")],
+        "cut": OPEN_UNIT,
+    }
+
     def __init__(self, *, T=64, plateau=0.15, cut=0.5):
-        T = check_positive_int(T, "T", minimum=4)
-        if (isinstance(plateau, bool) or not isinstance(plateau, Real)
-                or not 0.0 < float(plateau) < 0.5):
-            raise ValueError(f"plateau must be a number in (0, 0.5), got {plateau!r}")
-        n_neg = GridThresholds(T=T, cut=cut).n_negative  # validates cut in (0, 1)
+        check_params(self, T=T, plateau=plateau, cut=cut)
+        T = int(T)
+        n_neg = GridThresholds(T=T, cut=cut).n_negative
         if not 2 <= n_neg <= T - 2:
             raise ValueError(f"cut={cut!r} with T={T} leaves {n_neg} of {T} grid points below "
                              "it; need at least 2 on each side")

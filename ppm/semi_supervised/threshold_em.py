@@ -28,7 +28,7 @@ Points are :class:`~.big_points.BigPoints` (module docstring there); thresholds 
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral
 
 import numpy as np
 from scipy.special import logsumexp
@@ -38,7 +38,9 @@ from sklearn.utils.validation import check_is_fitted
 from ppm._sklearn import BinaryLabelsMixin
 # uniform_below: re-exported
 from ppm.mechanisms import draw_index, em_log_weights, uniform_below  # noqa: F401
-from ppm.validation import check_epsilon, check_labels, check_positive_int, check_random_state
+from ppm.registry import configurable
+from ppm.validation import (EPSILON, RANDOM_STATE, Number, check_epsilon, check_labels,
+                            check_positive_int, check_random_state)
 from .big_points import BigPoints, as_big_points
 
 
@@ -82,6 +84,9 @@ def group_log_probabilities(sizes, mistakes, epsilon: float) -> np.ndarray:
     return logw - logsumexp(logw)
 
 
+B_BITS = [Number(Integral, 1, None, closed="left")]  # b's constraint
+
+
 def check_b(b) -> int:
     """Bits of the domain ``{0..2^b - 1}``: an int >= 1."""
     return check_positive_int(b, "b")
@@ -112,6 +117,9 @@ def predict_threshold(hypothesis, X) -> np.ndarray:
     return (ge if kind == "ge" else ~ge).astype(np.int64)
 
 
+@configurable("learner", "gap_threshold",
+              stable_name="ppm.semi_supervised.GapThresholdMechanism",
+              target="ppm.semi_supervised.GapThresholdMechanism")
 class GapThresholdMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Pure epsilon-DP exponential mechanism over the ``2 * 2^b`` thresholds of ``{0..2^b-1}``.
 
@@ -134,17 +142,12 @@ class GapThresholdMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         ``ln(2^(b+1))`` (the class size itself overflows float64 for large ``b``).
     """
 
+    _parameter_constraints = {"epsilon": EPSILON, "b": B_BITS, "random_state": RANDOM_STATE}
+
     def __init__(self, *, epsilon=1.0, b=64, random_state=None):
         self.epsilon = epsilon
         self.b = b
         self.random_state = random_state
-
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
-        called by ``fit`` and by the pipeline before any work starts)."""
-        check_epsilon(self.epsilon)
-        check_b(self.b)
-        check_random_state(self.random_state)
 
     def fit(self, X, y, public=None):
         """Run the mechanism on every example (all private)."""

@@ -25,6 +25,9 @@ depend on the base class) holds for the flipped run; negating its output is post
 
 from __future__ import annotations
 
+from sklearn.utils._param_validation import StrOptions
+
+from ppm.registry import configurable
 from .learner import SetCoverLearner
 
 DISJUNCTION_HYPOTHESES = ("literals", "halfplanes", "triangles")
@@ -32,6 +35,8 @@ _CONJUNCTION_SIDE = {"literals": "literals", "halfplanes": "halfplanes",
                      "triangles": "triangle_complements"}
 
 
+@configurable("learner", "disjunction", stable_name="ppm.set_cover.disjunctions.DisjunctionLearner",
+              target="ppm.set_cover.DisjunctionLearner")
 class DisjunctionLearner(SetCoverLearner):
     """Private learner for disjunctions ``g_1 ∨ ... ∨ g_k`` (module docstring).
 
@@ -49,7 +54,8 @@ class DisjunctionLearner(SetCoverLearner):
     ``¬(h_1 ∧ ... ∧ h_R)``: for ``"triangles"`` the union of the triangles
     ``h_j.triangle`` (``triangles_``)."""
 
-    _hypotheses_choices = DISJUNCTION_HYPOTHESES
+    _parameter_constraints = {**SetCoverLearner._parameter_constraints,
+                              "hypotheses": [StrOptions(set(DISJUNCTION_HYPOTHESES))]}
     _label_role = "the disjunction's positive label (1 in KMMS19)"
 
     def _base_class(self) -> str:

@@ -17,9 +17,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
+from ppm.registry import configurable
 from .literals import check_binary_X
 
 
+@configurable("baseline", stable_name="ppm.set_cover.GreedySetCover")
 class GreedySetCover(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Elimination + greedy set cover over the ``2D`` literals (non-private; module docstring).
 
@@ -31,13 +33,11 @@ class GreedySetCover(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     _label_param, _label_code = "pos_label", 1
     _label_role = "the conjunction's positive label (1 in KMMS19)"
-    _encoding_params = ("pos_label",)
+    _parameter_constraints = {"pos_label": "no_validation"}  # any label (ppm._sklearn)
+    _param_roles = {"pos_label": "encoding"}
 
     def __init__(self, *, pos_label=None):
         self.pos_label = pos_label
-
-    def _validate_params(self) -> None:
-        """The one validation entry point of every learner; this one has no parameters."""
 
     def fit(self, X, y, public=None):
         """Fit on all examples (``public`` is accepted for the pipeline's call and ignored)."""

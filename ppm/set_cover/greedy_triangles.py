@@ -22,13 +22,17 @@ samples before any triple is scored.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
-from ppm.validation import check_random_state
+from ppm.registry import configurable
+from ppm.validation import RANDOM_STATE, Number, check_random_state
+from .halfplanes import T_MAX
 from . import _triple_kernels as TK
 from .unions import MAX_TRIPLES, Triangle, TriangleComplementSelector
 
@@ -56,6 +60,9 @@ def best_triple(bits, tab_neg, tab_pos):
     return best, ba, bb, bc
 
 
+@configurable("learner", "greedy_triangles",
+              stable_name="ppm.set_cover.greedy_triangles.GreedyTriangleCover",
+              target="ppm.set_cover.GreedyTriangleCover")
 class GreedyTriangleCover(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Elimination + greedy set cover over the triangles of ``{0..T}^2`` (non-private; module
     docstring).
@@ -79,7 +86,15 @@ class GreedyTriangleCover(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     _label_param, _label_code = "pos_label", 1
     _label_role = "the union's positive label (1 in KMMS19)"
-    _encoding_params = ("pos_label",)
+    _parameter_constraints = {
+        "T": [Number(Integral, 1, T_MAX, closed="both")],  # required: None is refused
+        # an int stays an int (the configs' values enter the cache keys unconverted)
+        "max_triples": [None, Number(Integral, 1, None, closed="left"),
+                        Number(Real, 1, None, closed="left", finite=False)],
+        "random_state": RANDOM_STATE,
+        "pos_label": "no_validation",  # any label (ppm._sklearn)
+    }
+    _param_roles = {"pos_label": "encoding"}  # the experiments' labels are 0/1
 
     def __init__(self, *, T=None, max_triples=MAX_TRIPLES, random_state=None, pos_label=None):
         self.T = T
@@ -87,14 +102,10 @@ class GreedyTriangleCover(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.pos_label = pos_label
 
-    def _validate_params(self) -> TriangleComplementSelector:
-        """The one validation entry point (bad ``T`` / ``max_triples`` raise, naming them)."""
-        check_random_state(self.random_state)
-        return TriangleComplementSelector(T=self.T, max_triples=self.max_triples)
-
     def fit(self, X, y, public=None):
         """Greedy cover of the positives by triangles with no negative inside."""
-        selector = self._validate_params()
+        self._validate_params()
+        selector = TriangleComplementSelector(T=self.T, max_triples=self.max_triples)
         self._check_names(X, reset=True)
         X = selector.check_X(X)
         if X.shape[0] == 0:

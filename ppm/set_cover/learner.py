@@ -31,9 +31,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from sklearn.utils._param_validation import StrOptions
+
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.mechanisms import laplace_noise
-from ppm.validation import check_open_unit, check_random_state
+from ppm.registry import configurable
+from ppm.validation import OPEN_UNIT, RANDOM_STATE, Number, check_random_state
 from .base import (
     add_remove_budget,
     laplace_scale,
@@ -41,10 +44,10 @@ from .base import (
     noise_margin,
     per_round_epsilon,
 )
-from .halfplanes import HalfplaneSelector
+from .halfplanes import T_MAX, HalfplaneSelector
 from .literals import LiteralSelector, column_counts
 from .unions import TriangleComplementSelector
-from ppm.gpu import check_device
+from ppm.gpu import DEVICES
 
 HYPOTHESES = ("literals", "halfplanes", "triangle_complements")
 COMPOSITIONS = ("set_cover", "naive")
@@ -63,6 +66,8 @@ def make_selector(hypotheses: str, T=None, device: str = "cpu"):
     raise ValueError(f"hypotheses must be one of {HYPOTHESES}, got {hypotheses!r}")
 
 
+@configurable("learner", "set_cover", stable_name="ppm.set_cover.SetCoverLearner",
+              target="ppm.set_cover.SetCoverLearner")
 class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     """Private Set Cover Learner for conjunctions of a base class (module docstring).
 
@@ -118,9 +123,24 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     _label_param, _label_code = "pos_label", 1
     _label_role = "the conjunction's positive label (1 in KMMS19)"
-    _encoding_params = ("pos_label",)
-    _hypotheses_choices = HYPOTHESES
-    _execution_params = ("device",)
+    _parameter_constraints = {
+        "k": [Number(Integral, 1, None, closed="left")],
+        "epsilon": OPEN_UNIT,
+        "delta": [Number(Real, 0, 1 / math.e, closed="neither")],
+        "hypotheses": [StrOptions(set(HYPOTHESES))],
+        "composition": [StrOptions(set(COMPOSITIONS))],
+        "alpha0": OPEN_UNIT,
+        "beta0": OPEN_UNIT,
+        "T": [None, Number(Integral, 1, T_MAX, closed="both")],  # grid {0..T}^2
+        "epsilon_hat": [None, Number(Real, 0, None, closed="neither")],
+        "random_state": RANDOM_STATE,
+        "pos_label": "no_validation",  # any label (ppm._sklearn)
+        # the value only: whether a GPU is present is checked by fit (a login node without
+        # one can validate a sweep whose cells run on GPU nodes)
+        "device": [StrOptions(set(DEVICES))],
+    }
+    # device: the same mechanism on every device; pos_label: the experiments' labels are 0/1
+    _param_roles = {"device": "execution", "pos_label": "encoding"}
 
     def _base_class(self) -> str:
         """The base class the conjunction rounds select from (``make_selector``'s name)."""
@@ -142,39 +162,18 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self.pos_label = pos_label
         self.device = device
 
-    def _validate_params(self) -> None:
-        """Raise ``ValueError`` naming the first bad parameter (the one validation entry point,
-        called by ``fit`` and by the pipeline before any work starts)."""
-        self._budget()
+    def _check_cross_params(self) -> None:
+        """A grid base class needs its grid size ``T``."""
+        if self._base_class() != "literals" and self.T is None:
+            raise ValueError(f"T must be an integer in [1, 2^20] (grid {{0..T}}^2) for "
+                             f"hypotheses={self.hypotheses!r}, got None")
 
     def _budget(self) -> dict:
         """Validate the parameters and derive the run's constants (rounds, budgets, Laplace
         scale and margin) from them; nothing here sees data."""
-        k = self.k
-        if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-            raise ValueError(f"k must be an integer >= 1, got {k!r}")
-        eps = check_open_unit(self.epsilon, "epsilon")
-        d = self.delta
-        if isinstance(d, bool) or not isinstance(d, Real) or not 0.0 < float(d) < 1 / math.e:
-            raise ValueError(f"delta must be a number in (0, 1/e), got {d!r}")
-        if self.hypotheses not in self._hypotheses_choices:
-            raise ValueError(f"hypotheses must be one of {self._hypotheses_choices}, "
-                             f"got {self.hypotheses!r}")
-        if self.composition not in COMPOSITIONS:
-            raise ValueError(
-                f"composition must be one of {COMPOSITIONS}, got {self.composition!r}")
-        alpha0 = check_open_unit(self.alpha0, "alpha0")
-        beta0 = check_open_unit(self.beta0, "beta0")
-        if self.epsilon_hat is not None:
-            e = self.epsilon_hat
-            if isinstance(e, bool) or not isinstance(e, Real) or not 0 < float(e) < math.inf:
-                raise ValueError(f"epsilon_hat must be None or a positive number, got {e!r}")
-        if self._base_class() != "literals":
-            make_selector(self._base_class(), self.T)  # a bad T fails here, naming the value
-        # the value only: whether a GPU is present is checked by fit (a login node without
-        # one can validate a sweep whose cells run on GPU nodes)
-        check_device(self.device)
-        check_random_state(self.random_state)
+        self._validate_params()
+        k, eps, d = self.k, float(self.epsilon), self.delta
+        alpha0, beta0 = float(self.alpha0), float(self.beta0)
         rounds = n_rounds(int(k), alpha0)
         eps_p, delta_p = add_remove_budget(eps, float(d))
         eps_hat = (float(self.epsilon_hat) if self.epsilon_hat is not None

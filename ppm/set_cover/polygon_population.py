@@ -22,14 +22,20 @@ from __future__ import annotations
 
 import math
 
+from numbers import Integral
+
 import numpy as np
 
-from ppm.validation import check_closed_unit, check_positive_int, check_random_state
+from ppm.validation import check_positive_int, check_random_state
+from ppm.registry import configurable
+from ppm.validation import CLOSED_UNIT, OPEN_UNIT, Choice, Number, check_params
 
 _SCALE = 4096  # integer normals: directions to ~1e-4 rad, products stay far below 2^53
 _EXACT_GRID = 2 ** 22
 
 
+@configurable("population", "grid_polygon", stable_name="ppm.set_cover.GridPolygon",
+              target="ppm.set_cover.GridPolygon")
 class GridPolygon:
     """Convex ``k``-gon (``k = 1``: halfplane) on ``{0..T}^2`` with label-determined privacy.
 
@@ -51,18 +57,19 @@ class GridPolygon:
     synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
     d = 2
 
+    _parameter_constraints = {
+        "T": [Number(Integral, 4, 2**20, closed="both")],
+        "k": [Choice(Integral, {1}), Number(Integral, 3, None, closed="left")],  # 1: halfplane
+        "w_pub": CLOSED_UNIT,
+        "support": [None, Number(Integral, 1, None, closed="left")],  # None: uniform
+        "geometry_seed": [Number(Integral, 0, None, closed="left")],
+    }
+
     def __init__(self, *, T=1024, k=1, w_pub=0.5, support: int | None = 32,
                  geometry_seed=0):
-        T = check_positive_int(T, "T", minimum=4)
-        if T > 2 ** 20:
-            raise ValueError(f"T must be an integer in [4, 2^20], got {T!r}")
-        k = check_positive_int(k, "k")
-        if k == 2:
-            raise ValueError("k must be 1 (halfplane) or >= 3 (convex k-gon), got 2")
-        if support is not None:
-            support = check_positive_int(support, "support")
-        w_pub = check_closed_unit(w_pub, "w_pub")
-        geometry_seed = check_positive_int(geometry_seed, "geometry_seed", minimum=0)
+        check_params(self, T=T, k=k, w_pub=w_pub, support=support, geometry_seed=geometry_seed)
+        T, k, w_pub, geometry_seed = int(T), int(k), float(w_pub), int(geometry_seed)
+        support = None if support is None else int(support)
         self._params = {"T": T, "k": k, "w_pub": w_pub, "support": support,
                         "geometry_seed": geometry_seed}
         rng = np.random.default_rng(geometry_seed)
@@ -235,6 +242,9 @@ def GridHalfplane(*, T=1024, w_pub=0.5, support=32, geometry_seed=0) -> GridPoly
     return GridPolygon(T=T, k=1, w_pub=w_pub, support=support, geometry_seed=geometry_seed)
 
 
+@configurable("population", "grid_triangles",
+              stable_name="ppm.set_cover.polygon_population.GridTriangles",
+              target="ppm.set_cover.GridTriangles")
 class GridTriangles(GridPolygon):
     """Union of two disjoint triangles on ``{0..T}^2`` (KMMS19 Theorem 5.1's class
     ``(HALFPLANE^{∧3})^{∨2}``; not convex), label-determined privacy as :class:`GridPolygon`.
@@ -268,16 +278,17 @@ class GridTriangles(GridPolygon):
         spread evenly over the boundary negatives). Unused with ``support=None``.
     """
 
+    _parameter_constraints = {
+        "T": [Number(Integral, 16, 2**20, closed="both")],
+        "w_pub": CLOSED_UNIT,
+        "support": [None, Number(Integral, 2, None, closed="left")],  # None: uniform
+        "centre_mass": OPEN_UNIT,
+    }
+
     def __init__(self, *, T=1024, w_pub=0.5, support: int | None = 8, centre_mass=0.5):
-        T = check_positive_int(T, "T", minimum=16)
-        if T > 2 ** 20:
-            raise ValueError(f"T must be an integer in [16, 2^20], got {T!r}")
-        if support is not None:
-            support = check_positive_int(support, "support", minimum=2)
-        w_pub = check_closed_unit(w_pub, "w_pub")
-        centre_mass = check_closed_unit(centre_mass, "centre_mass")
-        if not 0.0 < centre_mass < 1.0:
-            raise ValueError(f"centre_mass must be a number in (0, 1), got {centre_mass!r}")
+        check_params(self, T=T, w_pub=w_pub, support=support, centre_mass=centre_mass)
+        T, w_pub, centre_mass = int(T), float(w_pub), float(centre_mass)
+        support = None if support is None else int(support)
         self._params = {"T": T, "w_pub": w_pub, "support": support, "centre_mass": centre_mass}
         a, c = round(0.1 * T), math.floor(0.45 * T)
         A = np.array([(a, a), (c, a), (a, c)], dtype=np.int64)  # counter-clockwise

@@ -25,15 +25,21 @@ from __future__ import annotations
 
 import math
 
+from numbers import Integral, Real
+
 import numpy as np
 
-from ppm.validation import check_closed_unit, check_positive_int, check_random_state
+from ppm.validation import check_positive_int, check_random_state
+from ppm.registry import configurable
+from ppm.validation import CLOSED_UNIT, Number, check_params
 from .literals import check_binary_X
 
 # Test points per chunk in true_error (bounds memory at D = 1024: 16384 x 1024 bytes = 16 MB).
 _CHUNK = 1 << 14
 
 
+@configurable("population", "planted_conjunction", stable_name="ppm.set_cover.PlantedConjunction",
+              target="ppm.set_cover.PlantedConjunction")
 class PlantedConjunction:
     """AND of ``k`` of the ``2D`` literals; positives uniform, negatives violate one literal.
 
@@ -52,13 +58,18 @@ class PlantedConjunction:
     realizable = True
     synthetic = True  # drawn from a model, not records: ppm.populations.is_synthetic
 
+    _parameter_constraints = {
+        "D": [Number(Integral, 1, None, closed="left")],
+        "k": [Number(Integral, 1, None, closed="left")],
+        "w_pub": CLOSED_UNIT,
+        "geometry_seed": [Number(Integral, 0, None, closed="left")],
+    }
+
     def __init__(self, *, D=64, k=2, w_pub=0.5, geometry_seed=0):
-        D = check_positive_int(D, "D")
-        k = check_positive_int(k, "k")
+        check_params(self, D=D, k=k, w_pub=w_pub, geometry_seed=geometry_seed)
+        D, k, w_pub, geometry_seed = int(D), int(k), float(w_pub), int(geometry_seed)
         if k > D:
             raise ValueError(f"k must be <= D, got k={k!r} with D={D!r}")
-        w_pub = check_closed_unit(w_pub, "w_pub")
-        geometry_seed = check_positive_int(geometry_seed, "geometry_seed", minimum=0)
         self._params = {"D": D, "k": k, "w_pub": w_pub, "geometry_seed": geometry_seed}
         g = np.random.default_rng(geometry_seed)
         self._vars = np.sort(g.choice(D, size=k, replace=False)).astype(np.int64)
@@ -159,6 +170,9 @@ class PlantedConjunction:
         return float((1 - w) * (1 - p_pos) + w * p_neg)
 
 
+@configurable("population", "decoy_conjunction",
+              stable_name="ppm.set_cover.populations.DecoyConjunction",
+              target="ppm.set_cover.populations.DecoyConjunction")
 class DecoyConjunction(PlantedConjunction):
     """Planted conjunction with *decoy* literals that cost only ``alpha_0 / (2k)`` of the
     positives (claim C11's population where Theorem 3.5's factor ``k`` must show).
@@ -194,14 +208,17 @@ class DecoyConjunction(PlantedConjunction):
         ``p = decoy_alpha / (2k)``: the fraction of the positives a decoy literal labels 0.
     """
 
+    _parameter_constraints = {**PlantedConjunction._parameter_constraints,
+                              "decoy_alpha": [Number(Real, 0, 1, closed="right")]}
+
     def __init__(self, *, D=64, k=2, w_pub=0.5, decoy_alpha=0.1, geometry_seed=0):
+        check_params(self, D=D, k=k, w_pub=w_pub, decoy_alpha=decoy_alpha,
+                     geometry_seed=geometry_seed)
         super().__init__(D=D, k=k, w_pub=w_pub, geometry_seed=geometry_seed)
         D, k = self._params["D"], self._params["k"]
         if k >= D:
             raise ValueError(f"k must be < D (at least one decoy variable), got k={k!r}, D={D!r}")
-        decoy_alpha = check_closed_unit(decoy_alpha, "decoy_alpha")
-        if decoy_alpha == 0.0:
-            raise ValueError("decoy_alpha must be > 0")
+        decoy_alpha = float(decoy_alpha)
         self._params = {"D": D, "k": k, "w_pub": self._params["w_pub"],
                         "decoy_alpha": decoy_alpha, "geometry_seed": geometry_seed}
         # decoy signs from a stream of their own (the target's draws above are unchanged)
