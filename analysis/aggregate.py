@@ -9,20 +9,24 @@ realizable case), the quantity both theorems bound.
 A curve of ``n_hat.csv`` is identified by
 
 - ``learner``: its label (unique within an experiment);
-- ``params``: the learner's *own* parameters that vary within the table, as one readable key
-  such as ``epsilon=0.1`` (``name=value`` sorted by name, joined by ``", "``; ``-`` when none
-  varies). Only the columns that learner owns count (``learner.*`` for the main learner,
-  ``baselines.<label>.*`` for a baseline), and never an execution-only setting (one that takes
-  several values within one cell: it does not enter the cell key);
+- its *setting columns* (:func:`setting_columns`): the learner's own parameters that vary
+  within the table, each a typed column under the name it has in ``trials.csv``
+  (``learner.epsilon`` as floats, ``baselines.<label>.<param>`` for a baseline), empty (NaN)
+  on the rows of a learner that does not own it. Only the columns a learner owns count
+  (``learner.*`` for the main learner, ``baselines.<label>.*`` for a baseline), and never an
+  execution-only setting (one that takes several values within one cell: it does not enter
+  the cell key);
+- ``params``: the same values as one readable label such as ``epsilon=0.1`` (``name=value``
+  sorted by name, joined by ``", "``; ``-`` when none varies), for people and plots: a label,
+  never parsed back into values (the setting columns carry them);
 - the shared config columns that vary (``population.*``, ``n_unlabelled``, ``seed``, ...),
   which every row has.
 
-Why one key string rather than a column per parameter: in a wide table every learner's
-parameter is a column of every row, empty (NaN) on the other learners' rows, and those NaN-filled
-curve keys were what made the first layout hard to read and to filter; a long table (one row
-per curve and parameter) does not hold ``n_hat`` with its interval. The string is a key, not
-data: the values stay in ``trials.csv`` under their owner's column, and
-``claims.base.ResultStore`` joins them back onto ``n_hat`` rows by ``(learner, params)``.
+A setting therefore keeps its name and type from ``trials.csv`` through ``n_hat.csv`` to the
+claims: ``claims.base.ResultStore`` joins the settings that do *not* vary (e.g.
+``population.d``) from ``trials.csv`` onto the ``n_hat`` rows, and a verdict row takes its
+``d``, ``epsilon``, ``w_pub`` from those columns of the rows it judges
+(``claims.base.row_settings``).
 """
 
 from __future__ import annotations
@@ -59,15 +63,31 @@ def execution_only(rows: pd.DataFrame, col: str) -> bool:
     return "cell_key" in rows.columns and rows.groupby("cell_key")[col].nunique(dropna=False).max() > 1
 
 
+def _own_varying(rows: pd.DataFrame, label: str, owned: list[str]) -> list[str]:
+    """The columns of learner ``label`` (its rows ``rows``) that enter its curve key: those it
+    owns that vary within the table, execution-only ones excepted, sorted by parameter name."""
+    mine = [c for c in owned
+            if c.startswith((columns.MAIN, columns.owner_prefix(label, main=False)))]
+    return sorted((c for c in mine if rows[c].nunique(dropna=False) > 1
+                   and not execution_only(rows, c)), key=lambda c: c.rsplit(".", 1)[1])
+
+
+def setting_columns(df: pd.DataFrame) -> list[str]:
+    """The typed setting columns of ``df``'s curves (module docstring), in ``df``'s order:
+    every owner column that enters some learner's curve key."""
+    owned = [c for c in df.columns if columns.is_owner_column(c)]
+    keys = {c for label, rows in df.groupby("learner", sort=False)
+            for c in _own_varying(rows, label, owned)}
+    return [c for c in df.columns if c in keys]
+
+
 def curve_params(df: pd.DataFrame) -> pd.Series:
-    """The ``params`` key of every row (module docstring)."""
+    """The ``params`` label of every row (module docstring): built from the setting columns,
+    never read back into values."""
     out = pd.Series(NO_PARAMS, index=df.index, dtype=object)
     owned = [c for c in df.columns if columns.is_owner_column(c)]
     for label, rows in df.groupby("learner", sort=False):
-        mine = [c for c in owned
-                if c.startswith((columns.MAIN, columns.owner_prefix(label, main=False)))]
-        keys = sorted((c for c in mine if rows[c].nunique(dropna=False) > 1
-                       and not execution_only(rows, c)), key=lambda c: c.rsplit(".", 1)[1])
+        keys = _own_varying(rows, label, owned)
         if not keys:
             continue
         parts = [[f"{c.rsplit('.', 1)[1]}={fmt_value(v)}" if pd.notna(v) else "" for v in rows[c]]
@@ -77,19 +97,21 @@ def curve_params(df: pd.DataFrame) -> pd.Series:
 
 
 def with_params(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with its ``params`` key column (kept if already there)."""
+    """``df`` with its ``params`` label column (kept if already there)."""
     return df if PARAMS in df.columns else df.assign(**{PARAMS: curve_params(df)})
 
 
 def curve_columns(df: pd.DataFrame) -> list[str]:
-    """``learner``, ``params``, and the shared config columns that vary in ``df``."""
+    """``learner``, ``params``, the typed setting columns (:func:`setting_columns`) and the
+    shared config columns that vary in the trials table ``df``."""
+    owned = setting_columns(df)
     shared = [c for c in df.columns if c not in _NOT_CONFIG and c not in ("learner", PARAMS)
               and not columns.is_owner_column(c)]
-    return ["learner", PARAMS, *[c for c in shared if df[c].nunique(dropna=False) > 1]]
+    return ["learner", PARAMS, *owned, *[c for c in shared if df[c].nunique(dropna=False) > 1]]
 
 
 def unique_trials(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per (curve, n, trial), with the ``params`` key: drop the copies of a baseline
+    """One row per (curve, n, trial), with the ``params`` label: drop the copies of a baseline
     repeated across cells.
 
     A baseline that does not take the swept parameter (e.g. ERM in an epsilon sweep) sees the
@@ -107,13 +129,16 @@ def unique_trials(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def curve_config(nhat: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
-    """``nhat`` with every config column of its curves joined from ``trials`` (by ``learner``,
-    ``params`` and the other key columns): e.g. ``learner.epsilon`` on the main learner's rows,
-    ``population.w_pub``; a column a learner does not own stays empty on its rows."""
+    """``nhat`` with the config columns of its curves that it does not carry (the settings that
+    do not vary, e.g. ``population.d``) joined from ``trials``, by ``learner``, the typed
+    setting columns and the shared key columns; a column a learner does not own stays empty on
+    its rows. The ``params`` label joins only a table written before ``n_hat.csv`` carried the
+    setting columns (it is compared as a whole, never parsed)."""
     trials = with_params(trials)
-    key = [c for c in nhat.columns if c in trials.columns]
+    typed = set(setting_columns(trials)) <= set(nhat.columns)
+    key = [c for c in nhat.columns if c in trials.columns and not (typed and c == PARAMS)]
     extra = [c for c in trials.columns if c not in key and c not in _NOT_CONFIG
-             and c not in columns.HEAD]
+             and c not in columns.HEAD and c not in nhat.columns]
     lookup = trials[key + extra].drop_duplicates(key)
     return nhat.merge(lookup, on=key, how="left", validate="many_to_one")
 

@@ -2,7 +2,10 @@
 
 ``VerdictRow`` is one measured setting of a claim with real columns (d, epsilon, alpha, w_pub
 and a free ``extra`` for what else identifies the setting), so no script parses parameters
-back out of the human-readable ``setting`` label. ``ResultStore`` hands a claim the aggregated
+back out of the human-readable ``setting`` label; :func:`row_settings` reads a row's d, epsilon
+and w_pub from the typed columns of the trials or ``n_hat`` rows it judges (a setting those
+rows hold at one value; NaN where they span several, e.g. the swept axis, or have none), so no
+claim restates a config value by hand. ``ResultStore`` hands a claim the aggregated
 tables of its experiments (``<root>/<experiment>/{trials,n_hat}.csv``, written by
 ``analysis/aggregate.py``) and the number of bootstrap replicates of every slope interval.
 """
@@ -19,6 +22,7 @@ import pandas as pd
 
 from analysis.aggregate import curve_config, unique_trials
 from analysis.dose_response import reading
+from experiments import columns
 
 # n_hat.csv's grid-reading columns and the columns they stand in for under that reading
 GRID_READ = {"n_hat": "n_hat_grid", "n_hat_lo": "n_hat_grid_lo", "n_hat_hi": "n_hat_grid_hi",
@@ -87,8 +91,9 @@ class ResultStore:
     def load(self, experiment: str):
         """``(trials, n_hat)`` of one aggregated experiment, or ``None`` if it has not been run.
 
-        ``trials`` has one row per (curve, n, trial) and the ``params`` curve key; ``n_hat``
-        carries the config columns of its curves (``analysis.aggregate.curve_config``)."""
+        ``trials`` has one row per (curve, n, trial) and the ``params`` label; ``n_hat`` carries
+        its curves' varying settings as typed columns (``learner.epsilon``, ...) and gets the
+        constant ones joined from ``trials`` (``analysis.aggregate.curve_config``)."""
         key = (experiment, reading())
         if key not in self._cache:
             path = self.root / experiment
@@ -100,7 +105,7 @@ class ResultStore:
                 if reading() == "grid" and "n_hat_grid" in nhat:
                     # the reference reading: its columns stand where the claims read n_hat
                     nhat = nhat.assign(**{c: nhat[g] for c, g in GRID_READ.items()})
-                # n_hat.csv keys a curve by (learner, params); its config values come back here
+                # n_hat.csv carries the varying settings; the constant ones are joined here
                 self._cache[key] = (trials, curve_config(nhat, trials))
             else:
                 self._cache[key] = None
@@ -190,3 +195,30 @@ def setting_value(trials: pd.DataFrame, col: str, default=None, cast=float):
     if default is None:
         raise KeyError(f"no column {col!r} in the trials")
     return cast(default)
+
+
+def _one(values: pd.Series) -> float:
+    """The value a column holds on the judged rows, or NaN when it holds none or several."""
+    vals = pd.unique(values.dropna())
+    return float(vals[0]) if len(vals) == 1 else NAN
+
+
+def row_settings(rows: pd.DataFrame) -> dict:
+    """``d``, ``epsilon`` and ``w_pub`` of a verdict row, read from the rows it judges (trials
+    or ``n_hat`` rows with their config columns; :class:`VerdictRow`'s fields of those names).
+
+    ``d`` and ``w_pub`` are the population's (:data:`experiments.columns.D`, ``W_PUB``);
+    ``epsilon`` is each row's own learner's (``learner.epsilon`` on the main learner's rows,
+    ``baselines.<label>.epsilon`` on a baseline's). A setting is NaN where the rows hold none
+    (a learner without ``epsilon``, a population without ``w_pub``) or several (the swept
+    axis: its range is the row's ``setting`` and ``extra``)."""
+    eps = rows[columns.EPSILON] if columns.EPSILON in rows else pd.Series(NAN, index=rows.index)
+    for label in rows["learner"].unique() if "learner" in rows else ():
+        col = columns.baseline_column(str(label), columns.EPSILON)
+        if col in rows:
+            mine = rows["learner"] == label
+            eps = eps.where(~mine | eps.notna(), rows[col])
+    d = _one(rows[columns.D]) if columns.D in rows else NAN
+    return {"d": int(d) if np.isfinite(d) and d == int(d) else d,  # a dimension: an integer
+            "epsilon": _one(eps),
+            "w_pub": _one(rows[columns.W_PUB]) if columns.W_PUB in rows else NAN}

@@ -45,7 +45,7 @@ import math
 import numpy as np
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, setting_value
 from claims.accounting import could_fail
 from claims.predictions import prediction_bands, rate_verdict, theory_with_alternative
 from claims.verdicts import explicit_bound_note, fmt_interval, fmt_slope
@@ -53,7 +53,7 @@ from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope_against
 from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds, per_round_epsilon
 from analysis.aggregate import ERROR_COL
-from experiments.columns import (DELTA, EPSILON, EPSILON_HAT, ERM, LEARNER_K, PPM, SET_COVER, T,
+from experiments.columns import (D, DELTA, EPSILON, EPSILON_HAT, ERM, LEARNER_K, PPM, SET_COVER, T,
                                 baseline_column)
 
 EXPERIMENT = "c12_grid_halfplanes"
@@ -175,7 +175,8 @@ def theorem_rows(results) -> list[VerdictRow]:
                 explicit_bound_note(rate_verdict(fit, (th_lo, 1.0), (0.0, 0.0),
                                                  ("log T", "a T-free cost"), worse="above"),
                                     below), fit, th_lo),
-            slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"], d=2, epsilon=eps,
+            slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
+            d=setting_value(trials, D, cast=int), epsilon=eps,
             alpha=float(alpha), extra=f"{MAIN} theorem budget; T=2^{int(bs.min())}.."
                                       f"2^{int(bs.max())}"))
     return rows
@@ -267,7 +268,8 @@ def analyse(results) -> list[VerdictRow]:
                       "PPM independent of T",
                 measured=f"slope of log n_hat vs log b = {fmt_slope(fit)}; n_hat {vals}",
                 theory=theory, verdict=v,
-                slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"], d=2,
+                slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
+                d=setting_value(trials, D, cast=int),
                 epsilon=priv.get("overall", priv["epsilon"]) if learner == MAIN
                 else priv["ppm_epsilon"] if learner == PPM else math.nan,
                 alpha=float(alpha), extra=f"{learner}; {rng_txt}"))

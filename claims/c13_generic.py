@@ -48,13 +48,13 @@ import numpy as np
 
 from claims import plotting
 from claims.accounting import breakdown
-from claims.base import Claim, VerdictRow, alphas_of, beta_of
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
 from claims.predictions import rate_verdict, theory_with_alternative
 from claims.verdicts import counted, fmt_interval, fmt_slope
 from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
 from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
 from analysis.aggregate import ERROR_COL
-from experiments.columns import EPSILON, FULLY_PRIVATE, GENERIC, PLATEAU, T
+from experiments.columns import D, EPSILON, FULLY_PRIVATE, GENERIC, PLATEAU, T
 
 STATEMENT = ("GenericLearner: labelled cost independent of |X|, unlabelled cost grows with "
              "log|X|")
@@ -146,7 +146,8 @@ def _labelled_rows(trials, nhat, n_boot, population="") -> list[VerdictRow]:
                                            ("GenericLearner 0", "fully private EM ln 2T")),
             verdict=flat,
             slope=gl["slope"], slope_lo=gl["lo"], slope_hi=gl["hi"],
-            d=1, epsilon=eps, alpha=float(alpha), extra="labelled" + tag))
+            d=setting_value(trials, D, cast=int), epsilon=eps, alpha=float(alpha),
+            extra="labelled" + tag))
         dif = slope_difference(trials, alpha, beta, n_boot)
         rows.append(VerdictRow(
             claim="C13", figure="c13_generic",
@@ -160,7 +161,8 @@ def _labelled_rows(trials, nhat, n_boot, population="") -> list[VerdictRow]:
                                            ("EM ln 2T - 0", "no contrast 0")),
             verdict=difference_verdict(dif, th_fp),
             slope=dif["slope"], slope_lo=dif["lo"], slope_hi=dif["hi"],
-            d=1, epsilon=eps, alpha=float(alpha), extra="labelled contrast" + tag))
+            d=setting_value(trials, D, cast=int), epsilon=eps, alpha=float(alpha),
+            extra="labelled contrast" + tag))
     return rows
 
 
@@ -198,7 +200,8 @@ def _unlabelled_rows(trials, nhat, n_boot) -> list[VerdictRow]:
                    f"sanitizer's own rate {SUBSTITUTE_RATE:g} also grows)",
             verdict=grows_verdict(fit, th_lo),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
-            d=1, epsilon=eps, alpha=float(alpha), extra="unlabelled"))
+            d=setting_value(trials, D, cast=int), epsilon=eps, alpha=float(alpha),
+            extra="unlabelled"))
         sub_v = rate_verdict(fit, (SUBSTITUTE_RATE, SUBSTITUTE_RATE), (th_lo, 1.0),
                              ("the substitute's b^1.5", "Thm 3.3's b"))
         rows.append(VerdictRow(
@@ -210,7 +213,8 @@ def _unlabelled_rows(trials, nhat, n_boot) -> list[VerdictRow]:
             theory=f"{SUBSTITUTE_RATE:g} (prefix-count error ~ b^1.5 / eps)",
             verdict=f"reference (substitute sanitizer, not counted): {sub_v}",
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
-            d=1, epsilon=eps, alpha=float(alpha), extra="unlabelled substitute"))
+            d=setting_value(trials, D, cast=int), epsilon=eps, alpha=float(alpha),
+            extra="unlabelled substitute"))
     return rows
 
 

@@ -46,7 +46,7 @@ import numpy as np
 from scipy import stats
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, row_settings
 from claims.predictions import rate_verdict, theory_with_alternative
 from claims.outcomes import LEVEL, inconclusive
 from claims.verdicts import check_verdict, counted, fmt_slope, mark_same_measurement
@@ -107,6 +107,7 @@ def noisy_rows(results) -> list[VerdictRow]:
     rows = []
     bs_n = np.sort(sub[B].unique()).astype(float)
     base_range = _base_range(bs_n, beta)
+    settings = row_settings(sub)  # d and epsilon of the wrapper rows judged
     for alpha in alphas_of(nhat):
         fit = sample_complexity_slope_against(sub, B, alpha, beta, error_col=ERROR_COL,
                                               n_boot=results.n_boot)
@@ -117,8 +118,8 @@ def noisy_rows(results) -> list[VerdictRow]:
         rows.append(VerdictRow(
             claim="C14", figure="c14_label_boost",
             setting=f"wrapper, noisy spread-out support (eta={eta:g}), alpha0={a0:g}, "
-                    f"b={int(bs.min())}..{int(bs.max())}, epsilon=1, alpha={alpha:g} "
-                    f"(excess error), n_unlabelled={n_unl}",
+                    f"b={int(bs.min())}..{int(bs.max())}, epsilon={settings['epsilon']:g}, "
+                    f"alpha={alpha:g} (excess error), n_unlabelled={n_unl}",
             paper="labelled cost of the wrapper independent of the base learner's "
                   "(BNS15 Thm 4.13)",
             measured=f"slope of log n_hat vs log b = {fmt_slope(fit, 3)}; n_hat {vals} "
@@ -128,11 +129,11 @@ def noisy_rows(results) -> list[VerdictRow]:
                 at_the_step(rate_verdict(fit, (0.0, 0.0), base_range, NAMES), by,
                             sub["n"].unique(), need)),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
-            d=1, epsilon=1.0, alpha=float(alpha), extra="wrapper noisy"))
+            **settings, alpha=float(alpha), extra="wrapper noisy"))
     return rows
 WRAPPER, BASE = LABEL_BOOST, GAP_THRESHOLD
 STYLE = {WRAPPER: dict(color="C4", marker="o", label="LabelBoost wrapper (Alg. 3)"),
-         BASE: dict(color="C3", marker="D", label="base learner alone (grid EM, eps = 1)")}
+         BASE: dict(color="C3", marker="D", label="base learner alone (grid EM)")}
 
 
 # The wrapper's claim is flat in b; the alternative it argues against is the base learner's
@@ -215,8 +216,11 @@ def fixed_n_rows(results) -> list[VerdictRow]:
     a0, eta = float(wrap[ALPHA0].iloc[0]), float(wrap[ETA].iloc[0])
     n = int(wrap["n"].iloc[0])
     need = min_labelled(10**6, a0, 0.1)
-    setting = (f"noisy spread-out support (eta={eta:g}), alpha0={a0:g}, n={n} labelled, "
-               f"b={int(bs.min())}..{int(bs.max())}, epsilon=1")
+    at_w, at_b = row_settings(wrap), row_settings(base)  # each learner's own epsilon
+
+    def setting(who: str, at: dict) -> str:
+        return (f"{who}, noisy spread-out support (eta={eta:g}), alpha0={a0:g}, n={n} labelled, "
+                f"b={int(bs.min())}..{int(bs.max())}, epsilon={at['epsilon']:g}")
     rows = []
     fall = design_fall(bs)
     for alpha in alphas_of(nhat):
@@ -224,7 +228,7 @@ def fixed_n_rows(results) -> list[VerdictRow]:
         ends = fw["curve"]["frac"].to_numpy()
         rows.append(VerdictRow(
             claim="C14", figure="c14_label_boost",
-            setting=f"wrapper, {setting}, alpha={alpha:g} (excess error)",
+            setting=f"{setting('wrapper', at_w)}, alpha={alpha:g} (excess error)",
             paper="labelled cost of the wrapper independent of the base learner's "
                   "(BNS15 Thm 4.13): at n = min_labelled its success rate does not move with b",
             measured=f"slope of the success rate vs log2 b = {fmt_slope(fw, 3)} per doubling "
@@ -239,10 +243,10 @@ def fixed_n_rows(results) -> list[VerdictRow]:
                       "them)" if np.isfinite(fall[1]) else "the wrapper flat [0.000, 0.000]"),
             verdict=fixed_n_verdict(fw, fb, fall),
             slope=fw["slope"], slope_lo=fw["lo"], slope_hi=fw["hi"],
-            d=1, epsilon=1.0, alpha=float(alpha), extra="wrapper fixed n"))
+            **at_w, alpha=float(alpha), extra="wrapper fixed n"))
         rows.append(VerdictRow(
             claim="C14", figure="c14_label_boost",
-            setting=f"base learner alone, {setting}, alpha={alpha:g} (excess error)",
+            setting=f"{setting('base learner alone', at_b)}, alpha={alpha:g} (excess error)",
             paper="the foil: the base learner's cost grows like b ln 2, so at a fixed n its "
                   "success rate falls with b",
             measured=f"slope of the success rate vs log2 b = {fmt_slope(fb, 3)} per doubling; "
@@ -251,7 +255,7 @@ def fixed_n_rows(results) -> list[VerdictRow]:
             verdict=check_verdict(bool(np.isfinite(fb["hi"]) and fb["hi"] < 0),
                                   f"slope interval {fmt_slope(fb, 3)} does not lie below 0"),
             slope=fb["slope"], slope_lo=fb["lo"], slope_hi=fb["hi"],
-            d=1, epsilon=1.0, alpha=float(alpha), extra="base learner fixed n"))
+            **at_b, alpha=float(alpha), extra="base learner fixed n"))
     return rows
 
 
@@ -358,6 +362,7 @@ def analyse(results) -> list[VerdictRow]:
         beta = beta_of(nhat)
         bs = np.sort(trials[B].unique())
         n_unl = int(trials["n_unlabelled"].iloc[0])
+        at = row_settings(trials[trials.learner == WRAPPER])
         for alpha in alphas_of(nhat):
             fit = sample_complexity_slope_against(trials[trials.learner == WRAPPER], B,
                                                   alpha, beta, error_col=ERROR_COL,
@@ -365,8 +370,8 @@ def analyse(results) -> list[VerdictRow]:
             b_star, c, n_w = _crossing(results, alpha, beta)
             rows.append(VerdictRow(
                 claim="C14", figure="c14_label_boost",
-                setting=f"wrapper, b={int(bs.min())}..{int(bs.max())}, epsilon=1, "
-                        f"alpha={alpha:g}, n_unlabelled={n_unl}",
+                setting=f"wrapper, b={int(bs.min())}..{int(bs.max())}, "
+                        f"epsilon={at['epsilon']:g}, alpha={alpha:g}, n_unlabelled={n_unl}",
                 paper="labelled cost of the wrapper independent of the base learner's "
                       "(BNS15 Thm 4.13)",
                 measured=f"slope of log n_hat vs log b = {fmt_slope(fit, 3)}; wrapper n_hat "
@@ -379,19 +384,20 @@ def analyse(results) -> list[VerdictRow]:
                                                      _base_range(bs.astype(float), beta),
                                                      NAMES)),
                 slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
-                d=1, epsilon=1.0, alpha=float(alpha), extra="wrapper"))
+                **at, alpha=float(alpha), extra="wrapper"))
     if base_data is not None:
         trials, nhat = base_data
         beta = beta_of(nhat)
         bs = np.sort(trials[B].unique()).astype(float)
         th = loglog_slope(bs, _shape(bs, beta))[0]
+        at = row_settings(trials[trials.learner == BASE])
         for alpha in alphas_of(nhat):
             fit = sample_complexity_slope_against(trials[trials.learner == BASE], B, alpha, beta,
                                                   error_col=ERROR_COL, n_boot=results.n_boot)
             rows.append(VerdictRow(
                 claim="C14", figure="c14_label_boost",
-                setting=f"base learner alone, b={int(bs.min())}..{int(bs.max())}, epsilon=1, "
-                        f"alpha={alpha:g}",
+                setting=f"base learner alone, b={int(bs.min())}..{int(bs.max())}, "
+                        f"epsilon={at['epsilon']:g}, alpha={alpha:g}",
                 paper="the base learner's labelled cost grows linearly in b (pure-DP EM over "
                       "2^(b+1) thresholds)",
                 measured=f"slope of log n_hat vs log b = {fmt_slope(fit, 3)}",
@@ -401,7 +407,7 @@ def analyse(results) -> list[VerdictRow]:
                 verdict=rate_verdict(fit, (min(th, 1.0), max(th, 1.0)), (0.0, 0.0),
                                      ("the base learner's ln 2^(b+1)", "flat in b")),
                 slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
-                d=1, epsilon=1.0, alpha=float(alpha), extra="base learner alone"))
+                **at, alpha=float(alpha), extra="base learner alone"))
     mark_same_measurement(rows, lambda r: _signature(results, r),
                           lambda r: f"alpha = {r.alpha:g}")
     return rows + noisy_rows(results) + fixed_n_rows(results)
@@ -479,7 +485,8 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     ticks = np.unique(b_all) if b_all else None
     plotting.log_axes(ax, ticks, "b = log2 |X|", plotting.nhat_label(beta, " (labelled)"),
                       base=2)
-    ax.set_title("epsilon = 1 (both alphas coincide: errors are 0 or >= 0.3)\n"
+    eps = sorted({f"{r.epsilon:g}" for r in rows if r.extra in ("wrapper", "base learner alone")})
+    ax.set_title(f"epsilon = {', '.join(eps)} (both alphas coincide: errors are 0 or >= 0.3)\n"
                  + "\n".join(r.measured.split("; ", 1)[1].replace(": crossing", ":\ncrossing")
                              for r in rows[:1] if r.extra == "wrapper"), fontsize=8)
     plotting.legend_below(ax, 1)

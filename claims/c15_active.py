@@ -61,7 +61,7 @@ from functools import lru_cache
 import numpy as np
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
 from claims.predictions import rate_verdict, theory_with_alternative
 from claims.accounting import audit_verdict
 from claims.verdicts import FAILS, HOLDS, check_verdict, fmt_slope
@@ -70,7 +70,7 @@ from analysis.slopes import sample_complexity_slope_paired
 from ppm.diagnostics import active_audit
 from ppm.semi_supervised.active import pool_size
 from analysis.aggregate import ERROR_COL
-from experiments.columns import EPSILON, GENERIC, N_A, N_QUERIES, PRIVATE_ACTIVE, SUPPORT
+from experiments.columns import D, EPSILON, GENERIC, N_A, N_QUERIES, PRIVATE_ACTIVE, SUPPORT
 
 STATEMENT = "active learner: label queries independent of epsilon"
 EXPERIMENTS = ("c15_active_queries", "c15_generic_queries")
@@ -272,7 +272,8 @@ def analyse(results) -> list[VerdictRow]:
                 verdict=wrap(rate_verdict(fit, (theory, theory), ALTERNATIVE[learner],
                                           NAMES[learner])),
                 slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
-                d=1, alpha=float(alpha), extra="active" if learner == ACTIVE else "generic"))
+                d=setting_value(trials, D, cast=int), alpha=float(alpha),
+                extra="active" if learner == ACTIVE else "generic"))
     return rows + separation_rows(results) + privacy_rows()
 
 

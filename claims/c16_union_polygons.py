@@ -76,7 +76,7 @@ from analysis.aggregate import ERROR_COL
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import linear_in_log_x, sample_complexity_slope_against
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, setting_value
 from claims.accounting import breakdown
 from claims.c16_ln_t import (counted_alpha, ln_t_verdict,
                               mechanism_ln_t_coefficient, target_triple_exponent)
@@ -84,7 +84,7 @@ from claims.predictions import rate_verdict, theory_with_alternative
 from claims.verdicts import (check_verdict, explicit_bound_note, fmt_interval,
                              fmt_slope, mean_ci, verdict)
 from experiments import columns
-from experiments.columns import (ALPHA0, CONVEX, DELTA, DISJUNCTION, EPSILON, EPSILON_HAT,
+from experiments.columns import (ALPHA0, CONVEX, D, DELTA, DISJUNCTION, EPSILON, EPSILON_HAT,
                                  GREEDY_TRIANGLES, LEARNER_K, SUPPORT, T, W_PUB)
 from ppm.set_cover import GridTriangles
 from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds, per_round_epsilon
@@ -186,7 +186,7 @@ def foil_rows(trials, bc: dict) -> list[VerdictRow]:
         measured="mean error [95%]: " + "; ".join(parts),
         theory=f"below the best error of any convex set, {', '.join(f'{x:g}' for x in bcs)} "
                f"(exact); alternative: at or above it (no better than a convex learner)",
-        verdict=v, d=2, extra=f"{MAIN}; foil"))
+        verdict=v, d=setting_value(trials, D, cast=int), extra=f"{MAIN}; foil"))
     conv = trials[trials.learner == CONVEX]
     if not conv.empty:
         means = conv.groupby([T, "n"])["error"].mean()
@@ -202,7 +202,7 @@ def foil_rows(trials, bc: dict) -> list[VerdictRow]:
             theory=f">= the best convex error {', '.join(f'{x:g}' for x in bcs)} by design",
             verdict=check_verdict(bool(worst_gap >= -1e-12),
                                   f"mean error {worst_gap:+.3g} below the best convex error"),
-            d=2, extra=f"{CONVEX}; foil"))
+            d=setting_value(trials, D, cast=int), extra=f"{CONVEX}; foil"))
     return rows
 
 
@@ -274,7 +274,8 @@ def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
             else "non-private: n independent of T",
             measured=f"slope of log n_hat vs log b = {fmt_slope(fit)}; n_hat {txt}",
             theory=theory, looseness=looseness, verdict=v, slope=fit["slope"],
-            slope_lo=fit["lo"], slope_hi=fit["hi"], d=2, epsilon=eps_col, alpha=float(alpha),
+            slope_lo=fit["lo"], slope_hi=fit["hi"], d=setting_value(trials, D, cast=int),
+            epsilon=eps_col, alpha=float(alpha),
             extra=f"{learner}{label}; {rng_txt}"))
     gamma = math.nan
     if learner == MAIN and ln_fits:

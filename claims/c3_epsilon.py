@@ -34,7 +34,7 @@ import numpy as np
 import yaml
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, row_settings, setting_value
 from claims.outcomes import inconclusive
 from claims.predictions import rate_verdict, theory_with_alternative
 from claims.verdicts import counted, explicit_bound_note, fmt_slope
@@ -67,6 +67,8 @@ def _theory(alpha, beta, eps, d, w_pub) -> dict:
 
 
 def _setting(trials):
+    """``(d, w_pub)`` of the trials. A swept-epsilon row's ``epsilon`` is NaN (it judges several:
+    their range is its ``setting`` and ``extra``); a row of one epsilon reports it."""
     return setting_value(trials, D, cast=int), setting_value(trials, W_PUB)
 
 
@@ -91,7 +93,9 @@ def _too_few_epsilons(trials, nhat, alpha) -> VerdictRow:
         verdict=inconclusive(f"this results root holds epsilon {held} only: C3 compares at "
                              f"least two epsilons <= {PRIVACY_DOMINATES:g} (an override that "
                              f"fixes learner.epsilon leaves one)"),
-        d=d, alpha=float(alpha), w_pub=w_pub, extra=f"epsilon {held}")
+        # the epsilon the trials judged hold (NaN when they hold several, e.g. 0.5 and 10)
+        d=d, epsilon=row_settings(trials[trials.learner == PPM])["epsilon"],
+        alpha=float(alpha), w_pub=w_pub, extra=f"epsilon {held}")
 
 
 def _plain_row(trials, nhat, alpha, n_boot, low, fit_hi, ratio, loose, th) -> VerdictRow:

@@ -65,7 +65,7 @@ SLOW = {
     "test_claims.py": ["test_analyse_on_committed_results_gives_verdict_rows"],
     "test_coverage.py": ["test_fitted_slope_interval_is_calibrated_and_the_test_has_power"],
     "test_columns.py": ["test_restored_cache_is_the_pipelines_own",
-                        "test_n_hat_curves_are_learner_and_own_params_without_nan_keys"],
+                        "test_n_hat_curves_are_learner_and_own_typed_settings"],
     "test_bitset_csa.py": ["test_csa_across_tiles_and_row_blocks",
                            "test_csa_histograms_equal_plain_and_brute_force"],
     "test_bitset_v2.py": ["test_v2_histograms_equal_v1_and_brute_force"],

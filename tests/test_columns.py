@@ -89,12 +89,19 @@ def test_cell_keys_are_those_of_the_committed_trials(experiment, overrides):
     assert seeding.cell_key(spec) in set(committed["cell_key"])
 
 
-def test_n_hat_curves_are_learner_and_own_params_without_nan_keys(tmp_path):
+def test_n_hat_curves_are_learner_and_own_typed_settings(tmp_path):
     df, nh = aggregate(_sweep(tmp_path, tmp_path), tmp_path / "agg")
     keys = [c for c in nh.columns if c not in N_HAT_COLUMNS]
-    assert keys == ["learner", "params"]  # nothing shared varies here; no NaN-filled key
-    assert nh[keys].notna().all().all()
-    curves = set(map(tuple, nh[keys].drop_duplicates().to_numpy()))
+    own = ["learner.epsilon", "baselines.semi_private.epsilon",
+           "baselines.semi_private_all.epsilon"]
+    assert keys == ["learner", "params", *own]  # nothing shared varies here
+    assert nh[["learner", "params"]].notna().all().all()
+    # each learner's own setting, typed, on its rows only (under its trials.csv name)
+    for col, label in zip(own, ("ppm", "semi_private", "semi_private_all")):
+        assert nh[col].dtype == float
+        assert set(nh.loc[nh.learner == label, col]) == {0.5, 2.0}
+        assert nh.loc[nh.learner != label, col].isna().all()
+    curves = set(map(tuple, nh[["learner", "params"]].drop_duplicates().to_numpy()))
     assert curves == {("ppm", "epsilon=0.5"), ("ppm", "epsilon=2"), ("erm", "-"),
                       ("semi_private", "epsilon=0.5"), ("semi_private", "epsilon=2"),
                       ("semi_private_all", "epsilon=0.5"), ("semi_private_all", "epsilon=2")}
@@ -105,7 +112,7 @@ def test_n_hat_curves_are_learner_and_own_params_without_nan_keys(tmp_path):
     ppm = joined[joined.learner == "ppm"]
     assert set(ppm["learner.epsilon"]) == {0.5, 2.0}
     assert joined.loc[joined.learner == "erm", "learner.epsilon"].isna().all()
-    assert curve_columns(df) == ["learner", "params"]
+    assert curve_columns(df) == ["learner", "params", *own]
 
 
 def test_execution_settings_never_enter_the_params_key(tmp_path):

@@ -23,9 +23,10 @@ def _one_epsilon_root(tmp_path, epsilon):
         eps = trials["learner.epsilon"]
         trials = trials[eps.isna() | (eps == epsilon)]
         nhat = pd.read_csv(src / "n_hat.csv")
-        nhat = nhat[(nhat["learner"] != "ppm") | (nhat["params"] == f"epsilon={epsilon:g}")]
-        # one epsilon: no parameter of the learner varies, so its curve key is "-" (as the
-        # aggregation of an override run writes it)
+        nhat = nhat[(nhat["learner"] != "ppm") | (nhat["learner.epsilon"] == epsilon)]
+        # one epsilon: no parameter of the learner varies, so n_hat.csv has no setting column
+        # and its label is "-" (as the aggregation of an override run writes it)
+        nhat = nhat.drop(columns="learner.epsilon")
         nhat.loc[nhat["learner"] == "ppm", "params"] = "-"
         (tmp_path / exp).mkdir()
         trials.to_csv(tmp_path / exp / "trials.csv", index=False)
@@ -43,6 +44,7 @@ def test_one_epsilon_is_a_readable_verdict(tmp_path, epsilon):
     assert rows and all(r.verdict.startswith("inconclusive (this results root holds epsilon "
                                              f"{epsilon:g} only") for r in rows)
     assert all("n_hat(eps=" in r.measured for r in rows)
+    assert all(r.epsilon == epsilon for r in rows)  # the setting, from the trials it judged
     assert (root / "c3_epsilon" / "summary.md").exists()
 
 
@@ -56,8 +58,7 @@ def test_two_low_epsilons_measure_the_low_slope_only(tmp_path):
         eps = trials["learner.epsilon"]
         trials = trials[eps.isna() | eps.isin([0.5, 1.0])]
         nhat = pd.read_csv(src / "n_hat.csv")
-        nhat = nhat[(nhat["learner"] != "ppm") | nhat["params"].isin(["epsilon=0.5",
-                                                                      "epsilon=1"])]
+        nhat = nhat[(nhat["learner"] != "ppm") | nhat["learner.epsilon"].isin([0.5, 1.0])]
         (root / exp).mkdir()
         trials.to_csv(root / exp / "trials.csv", index=False)
         nhat.to_csv(root / exp / "n_hat.csv", index=False)

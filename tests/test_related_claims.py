@@ -247,7 +247,7 @@ def _c16_trials(union_errors, convex_errors, T=64, n=(1000, 25000)):
         for learner, errs in ((c16.MAIN, union_errors), (c16.CONVEX, convex_errors)):
             for t, e in enumerate(errs):
                 rows.append({"learner": learner, "n": nn, "trial": t, "error": e, c16.T: T,
-                             "population.w_pub": 0.5, "population.support": 8,
+                             "population.w_pub": 0.5, "population.support": 8, "population.d": 2,
                              "learner.epsilon": 0.9, "learner.delta": 1e-6, "learner.k": 2,
                              "learner.epsilon_hat": 0.5, "baselines.convex.epsilon": 0.9,
                              "baselines.convex.delta": 1e-6, "baselines.convex.k": 6,
