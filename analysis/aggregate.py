@@ -140,7 +140,14 @@ def curve_config(nhat: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     extra = [c for c in trials.columns if c not in key and c not in _NOT_CONFIG
              and c not in columns.HEAD and c not in nhat.columns]
     lookup = trials[key + extra].drop_duplicates(key)
-    return nhat.merge(lookup, on=key, how="left", validate="many_to_one")
+    out = nhat.merge(lookup, on=key, how="left", validate="many_to_one", indicator=True)
+    orphans = out[out["_merge"] == "left_only"]
+    if not orphans.empty:  # n_hat.csv is made from trials.csv: a curve without trials means the
+        # two tables are from different runs (a partial or hand-edited root), not data to read
+        first = ", ".join(f"{c}={orphans.iloc[0][c]}" for c in key)
+        raise ValueError(f"{len(orphans)} n_hat row(s) have no trials in trials.csv (first: "
+                         f"{first}): n_hat.csv and trials.csv are from different runs")
+    return out.drop(columns="_merge")
 
 
 def n_hat_table(df: pd.DataFrame, alphas, beta, confidence) -> pd.DataFrame:

@@ -68,7 +68,60 @@ from pathlib import Path  # noqa: E402
 
 PROFILES = {"default": ("results", ""), "quick": ("results/quick", "_quick")}  # root, suffix
 TARGETS = ("reproduce", "audit", "c4-inputs", "figures", "notebook", "bench", "coverage",
-           "clean-cache", "results")
+           "clean-cache", "results", "help")
+
+# The Makefile's variables, as ``make help`` prints them: name, default (the Makefile's ``?=``),
+# what it does. The Makefile keeps the defaults and stops on a bad value it passes on; main()
+# checks them again for a direct call (one line naming the variable, before any work).
+MAKE_VARIABLES = (
+    ("PYTHON", "python3", "the Python that creates the venv"),
+    ("VENV", ".venv", "the venv: requirements.lock, then this package (editable)"),
+    ("GPU", "", "1: make install also installs the extra [gpu] (numba-cuda, CUDA 12; "
+                "docs/gpu.md)"),
+    ("PROFILE", "default", "default | quick: a smoke run (small grids, few trials) into "
+                           "results/quick/"),
+    ("N_JOBS", "2", "parallel jobs (cells of a sweep; quick: sweeps at once; bench, coverage)"),
+    ("ARGS", "", "Hydra overrides for every sweep (shell-split); own root "
+                 "results[/quick]/overrides/<slug>-<hash>"),
+    ("EXPERIMENTS", "", "only these sweeps (base names or claim ids); default: every claim's "
+                        "(quick: no long ones)"),
+    ("CLAIMS", "", "only these claims (ids or names): their sweeps, then only their figures"),
+    ("RECOMPUTE", "", "1: compute every trial (no restore of the committed trials of long "
+                      "sweeps)"),
+    ("RESULTS", "", "the results root (default results, results/quick, or the overrides root "
+                    "of ARGS)"),
+    ("OUTPUTS", "outputs", "Hydra's sweep directories (make clean-cache removes them)"),
+    ("LAUNCHER", "joblib", "joblib | slurm: every cell a task of a SLURM job array (knobs in "
+                           "ARGS)"),
+    ("VERBOSE", "", "1: also Hydra's per-job listing and each sweep's closing hint"),
+    ("N_BOOT", "", "bootstrap replicates of every slope interval in the figures (300; quick: "
+                   "50)"),
+    ("AUDIT_INSTANCES", "", "random instances of the exact C6/C7 audits (300; quick: 40)"),
+    ("TEST_WORKERS", "2", "pytest-xdist workers of make test / test-fast (0: one process)"),
+)
+
+
+def make_help(makefile: str) -> str:
+    """``make help``: the Makefile's targets (each rule's ``## `` comment) and its variables."""
+    lines = ["targets (make <target> [VARIABLE=value ...]):"]
+    for m in re.finditer(r"^([a-z][a-z0-9-]*):.*?## (.*)$", Path(makefile).read_text(), re.M):
+        lines.append(f"  {m.group(1):<12} {m.group(2)}")
+    lines.append("variables (default after =):")
+    lines += [f"  {f'{name}={default}':<20} {text}" for name, default, text in MAKE_VARIABLES]
+    return "\n".join(lines)
+
+
+def check_make_values(opts) -> str | None:
+    """The first bad value the Makefile passed on, as one line naming its variable."""
+    checks = (("PROFILE", opts.profile, opts.profile in PROFILES, "'default' or 'quick'"),
+              ("N_JOBS", opts.n_jobs, re.fullmatch(r"[1-9][0-9]*", opts.n_jobs),
+               "a positive integer (parallel jobs)"),
+              ("LAUNCHER", opts.launcher, opts.launcher in ("joblib", "slurm"),
+               "'joblib' or 'slurm'"))
+    for name, value, ok, what in checks:
+        if not ok:
+            return f"{name} must be {what}, got '{value}'"
+    return None
 
 
 def make_strip(text: str) -> str:
@@ -298,9 +351,10 @@ def clean_cache(plan: Plan, run: Runner) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("target", choices=TARGETS)
-    parser.add_argument("--profile", choices=sorted(PROFILES), default="default")
+    parser.add_argument("--profile", default="default", help="default | quick")
     parser.add_argument("--n-jobs", default="2", help="parallel jobs (positive integer)")
-    parser.add_argument("--launcher", choices=("joblib", "slurm"), default="joblib")
+    parser.add_argument("--launcher", default="joblib", help="joblib | slurm")
+    parser.add_argument("--makefile", default="Makefile", help="the Makefile (help)")
     parser.add_argument("--results", default="", help="results root (default: by profile "
                         "and ARGS: results[/quick][/overrides/<slug>-<hash>])")
     parser.add_argument("--outputs", default="outputs", help="Hydra's sweep directories")
@@ -318,8 +372,13 @@ def main(argv=None) -> int:
     parser.add_argument("--dry-run", action="store_true",
                         help="print the commands, run none (make -n)")
     opts = parser.parse_args(argv)
-    if not re.fullmatch(r"[1-9][0-9]*", opts.n_jobs):
-        parser.error(f"--n-jobs must be a positive integer, got {opts.n_jobs!r}")
+    if opts.target == "help":
+        print(make_help(opts.makefile))
+        return 0
+    bad = check_make_values(opts)
+    if bad:
+        print(bad, file=sys.stderr)
+        return 2
     _RUN["target"] = opts.target
     sys.stdout.reconfigure(line_buffering=True)
     plan, run = Plan(opts), Runner(opts.dry_run)

@@ -60,7 +60,7 @@ def test_help_lists_every_variable_with_its_default():
 
 
 def test_the_makefile_stays_thin():
-    assert len(MAKEFILE.splitlines()) <= 130
+    assert len(MAKEFILE.splitlines()) <= 80
     for target in ("reproduce", "audit", "c4-inputs", "figures", "notebook", "bench",
                    "coverage", "clean-cache"):
         assert target in reproduce.TARGETS
@@ -104,3 +104,14 @@ def test_dry_run_prints_every_step_of_a_claims_run(capsys):
                      "scripts.mechanism_price", "scripts.figures", "scripts.summary"]
     assert any("exact audits (C6, C7) left out" in ln for ln in out)
     assert out[-1].startswith('echo "== quick profile: a smoke run')
+
+
+@pytest.mark.parametrize("flag, value, name", [("--n-jobs", "0", "N_JOBS"),
+                                               ("--profile", "bogus", "PROFILE"),
+                                               ("--launcher", "pbs", "LAUNCHER")])
+def test_the_driver_refuses_a_bad_value_in_one_line(flag, value, name, capsys, tmp_path):
+    """Called directly (not through make, which stops first), the driver names the variable."""
+    assert reproduce.main(["figures", flag, value, "--results", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{name} must be") and f"'{value}'" in err and "\n" not in err
+    assert not (tmp_path / "r").exists()
