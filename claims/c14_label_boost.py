@@ -51,8 +51,7 @@ from claims.predictions import rate_verdict, theory_with_alternative
 from claims.outcomes import LEVEL, inconclusive
 from claims.verdicts import check_verdict, counted, fmt_slope, mark_same_measurement
 from ppm import bounds
-from analysis.sample_complexity import (crossing_signature,
-                                        empirical_sample_complexity,
+from analysis.sample_complexity import (crossing_signature, empirical_sample_complexity,
                                         loglog_slope, success_curve)
 from analysis.slopes import sample_complexity_slope_against
 from ppm.semi_supervised.label_boost import base_sample_size, min_labelled
