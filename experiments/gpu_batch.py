@@ -38,7 +38,7 @@ from pathlib import Path
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
-from experiments import columns, cost, seeding
+from experiments import cache, columns, cost, seeding
 
 REPO = Path(__file__).resolve().parent.parent
 BATCH_DIR = REPO / "batches" / "gpu"
@@ -232,7 +232,7 @@ def cells(batch: Batch, out, device: str = "cuda", workers: int = WORKERS) -> li
 def cached_trials(cell: cost.Cell) -> int:
     """How many of a cell's trials are already in its trial cache (``<results_root>/cache``)."""
     cell_dir = Path(cell.spec["results_root"]).resolve() / "cache" / seeding.cell_key(cell.spec)
-    return sum((cell_dir / f"trial_{t:05d}.csv").exists() for t in range(cell.trials))
+    return cache.count(cell_dir, cell.trials)
 
 
 def committed_execution_values(found: list[cost.Cell]) -> dict[str, dict[str, dict]]:

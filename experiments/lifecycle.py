@@ -57,15 +57,11 @@ def sweep_parent(launcher_target: str) -> int | None:
 
 
 def trials_since(results_root: str | Path, since: float) -> tuple[int, int]:
-    """(trial files written since ``since``, all trial files) under ``results_root/cache``."""
-    files = list(Path(results_root).glob("cache/*/trial_*.csv"))
-    new = 0
-    for f in files:
-        try:
-            new += f.stat().st_mtime >= since
-        except FileNotFoundError:
-            pass
-    return new, len(files)
+    """(trials stored since ``since``, all trials) under ``results_root/cache``
+    (:func:`experiments.cache.trials_since`)."""
+    from experiments import cache
+
+    return cache.trials_since(Path(results_root) / "cache", since)
 
 
 def interrupted_message() -> str:

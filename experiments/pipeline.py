@@ -14,9 +14,10 @@ Columns: each parameter once, under the config entry that owns it (``population.
 ``learner.*`` on the main learner's rows, ``baselines.<label>.*`` on a baseline's rows), see
 :mod:`experiments.columns`.
 
-Resumable: each finished trial is written atomically to the trial cache
-(:mod:`experiments.cache`); a rerun loads the trials already there and computes only the
-missing ones, so an interrupted sweep loses nothing it had finished.
+Resumable: each finished trial is stored atomically in the cell's trial store
+(:mod:`experiments.cache`: one SQLite file per cell, one transaction per trial); a rerun loads
+the trials already there and computes only the missing ones, so an interrupted sweep loses
+nothing it had finished.
 """
 
 from __future__ import annotations
@@ -221,7 +222,7 @@ def run_trial(spec: dict, trial: int) -> pd.DataFrame:
 
 
 def _run_and_store(spec: dict, trial: int, cell_dir: str) -> int:
-    cache.write_trial(run_trial(spec, trial), cache.trial_path(Path(cell_dir), trial))
+    cache.write_trial(run_trial(spec, trial), Path(cell_dir), trial)
     return trial
 
 
@@ -237,7 +238,8 @@ def run(cfg) -> pd.DataFrame:
     cell_dir = Path(spec["results_root"]).resolve() / "cache" / key
     cell_dir.mkdir(parents=True, exist_ok=True)
     (cell_dir / "config.json").write_text(json.dumps(spec, sort_keys=True, indent=1, default=str))
-    todo = [t for t in range(spec["trials"]) if not cache.trial_path(cell_dir, t).exists()]
+    done = cache.finished(cell_dir)  # one query (a cell of the former layout migrated first)
+    todo = [t for t in range(spec["trials"]) if t not in done]
     if todo:
         show = spec["progress"] and not os.environ.get("CI") and sys.stderr.isatty()
         desc = f"{spec['experiment_name']} n={spec['n']}"
@@ -250,8 +252,7 @@ def run(cfg) -> pd.DataFrame:
                        for t in todo)
             for _ in tqdm(results, total=len(todo), desc=desc, disable=not show):
                 pass
-    frames = [cache.read_trial(cache.trial_path(cell_dir, t)) for t in range(spec["trials"])]
-    df = pd.concat(frames, ignore_index=True)
+    df = cache.read_trials(cell_dir, range(spec["trials"]))
     # Trials cached by another experiment carry that experiment's execution-only settings
     # (which cannot change a result), or none at all when they were cached before a setting
     # existed; report this run's, so a table never mixes them or splits a curve on them.

@@ -1,9 +1,11 @@
 """Atomic file writes: a reader (or a resumed sweep) sees a whole file or none.
 
-Every file the project writes while other processes may read it (a cached trial, a restored
-trial, a histogram memo, an aggregated table) goes through :func:`atomic_path`: the content is
-written to a temporary file in the same directory and renamed over the target, which POSIX
-makes atomic. An interrupted write leaves no partial file behind.
+Every file the project writes while other processes may read it (a histogram memo, an
+aggregated table, the trial cache's record of restored files) goes through
+:func:`atomic_path`: the content is written to a temporary file in the same directory and
+renamed over the target, which POSIX makes atomic. An interrupted write leaves no partial file
+behind. (The trial cache stores each trial in a transaction of its own instead:
+:mod:`experiments.cache`.)
 """
 
 from __future__ import annotations

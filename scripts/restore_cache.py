@@ -4,6 +4,8 @@
     python -m scripts.restore_cache --forget --cache results/cache   # drop what was restored
 
 See :mod:`experiments.cache` (what is restored, byte for byte, and what ``--forget`` deletes).
+One line per experiment whose trials were read; those whose ``trials.csv`` is unchanged since
+it was last restored into this cache are not read again, and share one line.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow i
 import argparse
 from pathlib import Path
 
-from experiments.cache import forget, restore
+from experiments.cache import forget, restore, unchanged
 
 
 def main(argv=None) -> None:
@@ -26,19 +28,28 @@ def main(argv=None) -> None:
                         help="results root holding <experiment>/trials.csv (default: results)")
     parser.add_argument("--cache", type=Path, required=True, help="the trial cache to fill")
     parser.add_argument("--forget", action="store_true",
-                        help="delete the restored trial files instead")
+                        help="delete the restored trials instead")
     args = parser.parse_args(argv)
     if args.forget:
         print(f"restore_cache: forgot {forget(args.cache)} restored trials under {args.cache}")
         return
+    same = same_trials = 0
     for exp in args.experiments:
         path = args.source / exp / "trials.csv"
         if not path.exists():
             print(f"restore_cache: {exp}: no committed {path}; its trials will be computed")
             continue
+        known = unchanged(path, args.cache)
+        if known is not None:  # restored here before, file unchanged: nothing to read
+            same += 1
+            same_trials += known
+            continue
         written, kept = restore(path, args.cache)
         print(f"restore_cache: {exp}: restored {written} trials from {path} "
               f"({kept} already in {args.cache})", flush=True)
+    if same:
+        print(f"restore_cache: {same} experiment(s) unchanged since restored ({same_trials} "
+              f"trials already in {args.cache})", flush=True)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,9 @@
    the time so far and the rest at that pace); their output is relayed line by line, without Hydra's per-job
    listing unless ``--verbose`` (``make reproduce VERBOSE=1``). The first failing sweep stops
    the others; the run ends with one ``error:`` line naming the sweep and its error (exit 2).
+   A sweep whose every cell is complete in the trial cache is not launched: its cells'
+   ``trials.csv`` are written from the cache in this process, as the sweep would write them
+   (:mod:`experiments.finished`; one line instead of the sweep's output).
 3. Ctrl-C (to the whole process group, as a terminal sends it, or to this process alone) stops
    every sweep and ends with one line counting the trials kept in the trial cache by every
    sweep of the run (no sweep prints a traceback of its own: their output after the interrupt
@@ -142,8 +145,8 @@ def kept_message(results: str, since: float, started: list[str], finished: list[
 
 
 def reused_trials(sweep_dirs: list[Path], results: str, since: float) -> tuple[int, int]:
-    """(trials of these sweeps read from the cache, trials computed in this run): a trial whose
-    cache file is older than the run was reused."""
+    """(trials of these sweeps read from the cache, trials computed in this run): a trial
+    stored before the run started was reused."""
     import pandas as pd
     seen = set()
     for d in sweep_dirs:
@@ -153,14 +156,27 @@ def reused_trials(sweep_dirs: list[Path], results: str, since: float) -> tuple[i
             except (ValueError, OSError):
                 continue
             seen.update(zip(df["cell_key"].astype(str), df["trial"].astype(int)))
-    cache = Path(results) / "cache"
-    reused = 0
+    from experiments import cache
+
+    root = Path(results) / "cache"
+    per_cell: dict[str, list[int]] = {}
     for key, trial in seen:
-        try:
-            reused += (cache / key / f"trial_{trial:05d}.csv").stat().st_mtime < since
-        except FileNotFoundError:
-            pass
+        per_cell.setdefault(key, []).append(trial)
+    reused = 0
+    for key, trials in per_cell.items():
+        times = cache.trial_times(root / key)  # one query per cell
+        reused += sum(t in times and times[t] < since for t in trials)
     return reused, len(seen) - reused
+
+
+def finished_in_cache(results: str, cmd: list[str], sweep_dir: Path) -> int | None:
+    """The number of cells of the sweep ``cmd`` if every one is complete in the trial cache
+    (each job's trials.csv then written from it: :mod:`experiments.finished`), else None."""
+    if not (Path(results) / "cache").is_dir():
+        return None
+    from experiments.finished import write_finished
+    task = cmd[cmd.index("--multirun") + 1:]
+    return write_finished(task, sweep_dir)
 
 
 def _claims_of(experiment: str) -> str:
@@ -227,8 +243,15 @@ def main(argv=None) -> int:
                 shutil.rmtree(Path(a.outputs) / name, ignore_errors=True)
                 _say(progress_line(len(started) + 1, len(names), name + a.suffix,
                                    len(finished), time.time() - start))
-                running.append(Sweep(name, runner.command(name, extra), env, runner.relay))
+                cmd = runner.command(name, extra)
                 started.append(name)
+                cells = finished_in_cache(a.results, cmd, Path(a.outputs) / name)
+                if cells is not None:
+                    _say(f"[{name}{a.suffix}] all {cells} cells complete in the trial cache: "
+                         f"their trials.csv written from it, no sweep launched")
+                    finished.append(name)
+                    continue
+                running.append(Sweep(name, cmd, env, runner.relay))
             time.sleep(0.1)
             for s in list(running):
                 rc = s.proc.poll()

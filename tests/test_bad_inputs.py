@@ -83,7 +83,7 @@ def _assert_readable_rejection(res, must: list[str], results_root: Path) -> None
     assert last.startswith("error: "), res.stderr[-2000:]
     for text in must:
         assert text in last, f"{text!r} not in {last!r}"
-    assert not list(results_root.glob("cache/*/trial_*.csv")), "a trial ran"
+    assert not list(results_root.glob("cache/*/trials.sqlite")), "a trial ran"
 
 
 def test_cli_rejects_every_bad_value_with_one_line(tmp_path):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
@@ -49,9 +48,9 @@ def _sweep(tmp: Path, root: Path, experiment="c10_homogeneity", cells=CELLS) -> 
     return sweep
 
 
-def _cache_bytes(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes()
-            for p in sorted((root / "cache").glob("*/trial_*.csv"))}
+def _cache_bytes(root: Path) -> dict[tuple[str, int], bytes]:
+    return {(key, trial): text.encode()
+            for key, trial, text, _, _ in restore_cache.scan(root / "cache")}
 
 
 def test_each_parameter_is_written_once_under_its_owner(tmp_path):
@@ -125,8 +124,9 @@ def test_execution_settings_never_enter_the_params_key(tmp_path):
 
 
 def test_restored_cache_is_the_pipelines_own(tmp_path, monkeypatch):
-    """Run, aggregate, delete the cache, restore it from trials.csv: the same files byte for
-    byte, a rerun computes nothing and gives the same n_hat.csv; --forget removes them again."""
+    """Run, aggregate, delete the cache, restore it from trials.csv: the same trial texts byte
+    for byte, a rerun computes nothing and gives the same n_hat.csv; --forget removes them
+    again."""
     root = tmp_path / "results"
     aggregate(_sweep(tmp_path, root), root / "c10_homogeneity")
     own = _cache_bytes(root)

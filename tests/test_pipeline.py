@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import os
 import shlex
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -411,8 +413,12 @@ def test_trials_cached_before_a_setting_existed_report_this_runs_value(tmp_path)
            "learner.histogram_memo=" + str(tmp_path / "memo")]
     old = pipeline.run(_compose(["n=12", *cfg]))
     cell = tmp_path / "cache" / old["cell_key"].iloc[0]
-    for f in cell.glob("trial_*.csv"):  # as if written before the setting existed
-        pd.read_csv(f).drop(columns=["learner.histogram_memo"]).to_csv(f, index=False)
+    with sqlite3.connect(cell / "trials.sqlite") as con:  # as if stored before it existed
+        for trial, text in con.execute("SELECT trial, csv FROM trials").fetchall():
+            new = pd.read_csv(io.StringIO(text)).drop(columns=["learner.histogram_memo"])
+            con.execute("UPDATE trials SET csv = ? WHERE trial = ?",
+                        (new.to_csv(index=False), trial))
+    con.close()
     again = pipeline.run(_compose(["n=12", *cfg]))
     new = pipeline.run(_compose(["n=16", *cfg]))
     both = pd.concat([again, new], ignore_index=True)

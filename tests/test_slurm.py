@@ -7,7 +7,7 @@ and ``PPM_TEST_SLURM=1`` and runs this file. Checked here:
   to the same ``trials.csv`` and ``n_hat.csv`` as the same sweep run locally (joblib), apart from
   :data:`EXECUTION_COLUMNS`, which record how a trial ran, not what it computed;
 * preemption: a sweep whose job array is ``scancel``-ed mid-way, then rerun, recomputes none of
-  the trials that had finished (their cache files keep inode and mtime) and ends with the same
+  the trials that had finished (their stored text and time are unchanged) and ends with the same
   CSVs as the local run.
 """
 
@@ -77,9 +77,12 @@ def _assert_same(a: dict, b: dict) -> None:
         pd.testing.assert_frame_equal(a[csv], b[csv], check_exact=True, obj=csv)
 
 
-def _trial_files(root: Path) -> dict[Path, tuple[int, int]]:
-    return {p: (p.stat().st_ino, p.stat().st_mtime_ns)
-            for p in (root / "cache").glob("*/trial_*.csv")}
+def _trial_files(root: Path) -> dict[tuple[str, int], tuple[str, float]]:
+    """Every stored trial: (cell key, trial) -> (its CSV text, when it was stored)."""
+    from experiments import cache
+
+    return {(key, trial): (text, written)
+            for key, trial, text, _, written in cache.scan(root / "cache")}
 
 
 def test_slurm_sweep_equals_local_sweep(tmp_path):
@@ -109,7 +112,7 @@ def test_preempted_slurm_sweep_resumes_without_recomputing(tmp_path):
     _sweep(tmp_path, name, SLOW, "slurm")
     after = _trial_files(results)
     assert len(after) == total
-    recomputed = [p.name for p, stamp in before.items() if after.get(p) != stamp]
+    recomputed = [p for p, stamp in before.items() if after.get(p) != stamp]
     assert recomputed == [], f"finished trials recomputed: {recomputed}"
     print(f"preempted with {len(before)}/{total} trials done; rerun computed "
           f"{len(after) - len(before)}, recomputed 0")
