@@ -37,8 +37,8 @@ export OMP_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 
-.PHONY: install help test test-fast test-slurm reproduce audit c4-inputs figures notebook bench \
-  coverage clean-cache clean
+.PHONY: install help lint test test-fast test-slurm reproduce audit c4-inputs figures notebook \
+  bench coverage clean-cache clean
 
 install: $(STAMP) $(if $(strip $(GPU)),$(VENV)/.gpu-stamp) ## the venv from requirements.lock and this package (GPU=1: also [gpu])
 $(VENV)/.gpu-stamp: $(STAMP)
@@ -50,8 +50,10 @@ $(STAMP): requirements.lock pyproject.toml
 
 help: ## this list: every target and variable, one line each
 	@$(PYTHON) -m scripts.reproduce help --makefile $(firstword $(MAKEFILE_LIST))
-test: $(STAMP) ## every test, on TEST_WORKERS workers (exit 1 when none is collected)
-test-fast: $(STAMP) ## the tests not marked slow (tests/conftest.py SLOW)
+lint: $(STAMP) ## ruff check . (pyproject.toml [tool.ruff]); make test runs it first
+	$(PY) -m ruff check --quiet .
+test: $(STAMP) lint ## every test, on TEST_WORKERS workers (exit 1 when none is collected)
+test-fast: $(STAMP) lint ## the tests not marked slow (tests/conftest.py SLOW)
 test test-fast:
 	@$(PYTEST) $(if $(filter test-fast,$@),-m "not slow"); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make $@: pytest collected no tests" >&2; exit 1; fi; exit $$rc

@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
 
 from ppm.validation import check_open_unit, check_positive_int, check_random_state

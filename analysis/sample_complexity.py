@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta as beta_dist
 
-from ppm.validation import check_open_unit, check_positive_int, check_random_state
+from ppm.validation import check_open_unit
 
 __all__ = [
     "success_curve",
@@ -36,11 +36,6 @@ __all__ = [
     "empirical_sample_complexity",
     "loglog_slope",
     "slope_against",
-    "sample_complexity_slope",
-    "sample_complexity_slope_against",
-    "family_sample_complexity",
-    "sample_complexity_slope_family",
-    "sample_complexity_slope_paired",
 ]
 
 # Fractions are ratios of small integers while the target is 1 - beta in floating point

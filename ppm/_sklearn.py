@@ -30,6 +30,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_feature_names
 
+from ppm.budget import accounted_fit
 from ppm.registry import execution_params
 
 __all__ = ["BinaryLabelsMixin", "decode_labels", "encode_labels", "for_sklearn_checks"]
@@ -160,6 +161,12 @@ class BinaryLabelsMixin:
         cls._execution_params = execution_params(cls)
         # read by the pipeline, which sets them from the population
         cls._data_params = tuple(p for p, role in cls._param_roles.items() if role == "data")
+        # A private learner (one with an epsilon) reports each fit to an active
+        # ppm.budget.BudgetAccountant: repeated fits on the same private rows compose.
+        fit = cls.__dict__.get("fit")
+        if (fit is not None and "epsilon" in cls._parameter_constraints
+                and not getattr(fit, "__ppm_accounted__", False)):
+            cls.fit = accounted_fit(fit)
 
     def _validate_params(self) -> None:
         """scikit-learn's check of ``_parameter_constraints`` (``InvalidParameterError``

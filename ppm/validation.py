@@ -221,6 +221,26 @@ def check_labelled_data(X, y, public=None, min_samples: int = 0, encode_y=None):
     return X, y_arr, pub
 
 
+class PublicNotRoutedWarning(UserWarning):
+    """``fit`` got no ``public`` mask (in cross-validation: not routed to the learner)."""
+
+
+def require_public(public, learner: str) -> None:
+    """Refuse a fit without the ``public`` mask in one line. scikit-learn's ``cross_val_score``
+    and ``GridSearchCV`` catch a failed fit and report only "All the k fits failed" with the
+    traceback under it, so the same line is also issued once as a
+    :class:`PublicNotRoutedWarning`, which prints above their report."""
+    if public is not None:
+        return
+    import warnings
+
+    msg = (f"{learner}.fit got no public mask (boolean, True = public example): pass "
+           "fit(X, y, public=mask); in cross_val_score or GridSearchCV pass "
+           "params={'public': mask} (docs/usage.md, 'route public')")
+    warnings.warn(msg, PublicNotRoutedWarning, stacklevel=3)
+    raise ValueError(msg)
+
+
 class NoPublicExamplesWarning(UserWarning):
     """A learner that builds its hypotheses from public examples was given none."""
 

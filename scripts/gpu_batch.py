@@ -195,8 +195,8 @@ def run(batch, cells, out: Path, device: str, workers: int, total: float) -> Non
               f"extend the n grid of configs/experiment/{exp}.yaml to hold "
               f"n = {', '.join(map(str, ns))}; make reproduce then restores them from the "
               f"committed rows (experiments/cache.py) and computes nothing for them")
-    print(f"  - note the batch file, this command, the versions above and the run's wall time "
-          f"in the commit message")
+    print("  - note the batch file, this command, the versions above and the run's wall time "
+          "in the commit message")
 
 
 if __name__ == "__main__":

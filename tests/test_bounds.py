@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ppm import bounds
 from ppm.bounds import theorems
 from ppm.bounds import (
     agnostic_bound,

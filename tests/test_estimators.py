@@ -12,14 +12,14 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from ppm import PPMHalfspaceLearner
-from ppm.baselines import (DPLogisticRegression, ERMHalfspace, LogisticRegressionBaseline,
-                           PublicOnly)
+from ppm.baselines import (DPLogisticRegression, ERMHalfspace, LogisticRegressionBaseline)
 from ppm.baselines.fully_private import GridExponentialMechanism
 from ppm.baselines.semi_private import SemiPrivateHalfspaceLearner
 from ppm.registry import registered
 from ppm.set_cover import DisjunctionLearner, GreedySetCover, GreedyTriangleCover, SetCoverLearner
-from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, LabelBoostLearner,
-                                 PrivateActiveLearner)
+from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, GridRectangleMechanism,
+                                 LabelBoostLearner, PrivateActiveLearner,
+                                 RectangleLabelBoostLearner)
 
 # class -> (non-default parameters, a bad parameter the validation must name); LEARNERS is
 # every registered estimator class (ppm.registry), with its entry here or ({}, None).
@@ -38,11 +38,14 @@ _CASES = {
     PrivateActiveLearner: (dict(epsilon=1.0, n_A=4, n_queries=2, T=16), ("n_queries", 4)),
     LabelBoostLearner: (dict(b=8, base_n=10), ("base_n", 0)),
     GapThresholdMechanism: (dict(epsilon=0.5, b=8), ("b", 0)),
+    GridRectangleMechanism: (dict(epsilon=0.5, T=256), ("T", 1)),
+    RectangleLabelBoostLearner: (dict(T=256, base_n=10), ("base_n", 0)),
 }
 LEARNERS = [(e.cls, *_CASES.get(e.cls, ({}, None))) for e in registered()
             if e.group != "population"]
 # BNS15's thresholds on {0..2^b - 1} take integer points (BigPoints or int arrays).
-INTEGER_POINTS = (LabelBoostLearner, GapThresholdMechanism)
+INTEGER_POINTS = (LabelBoostLearner, GapThresholdMechanism, GridRectangleMechanism,
+                  RectangleLabelBoostLearner)
 IDS = [c.__name__ for c, _, _ in LEARNERS]
 
 

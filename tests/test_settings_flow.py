@@ -13,7 +13,7 @@ import pytest
 from analysis.aggregate import PARAMS, curve_config, n_hat_table, setting_columns, unique_trials
 from claims import c14_label_boost as c14
 from claims.base import ResultStore, row_settings
-from experiments.columns import D, EPSILON, GAP_THRESHOLD, LABEL_BOOST, baseline_column
+from experiments.columns import D, EPSILON, GAP_THRESHOLD, baseline_column
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE_EPS = baseline_column(GAP_THRESHOLD, EPSILON)

@@ -48,6 +48,8 @@ ESTIMATORS = [
                                      random_state=0)),
     _checked(ss.LabelBoostLearner(b=4, base_n=10, random_state=0)),
     _checked(ss.GapThresholdMechanism(epsilon=5.0, b=4, random_state=0)),
+    _checked(ss.GridRectangleMechanism(epsilon=5.0, T=16, random_state=0)),
+    _checked(ss.RectangleLabelBoostLearner(T=16, base_n=10, random_state=0)),
 ]
 
 # Expected failures, each with its reason: the learner's domain (d = 1 thresholds, {0,1}^D,
@@ -65,6 +67,7 @@ _R7 = 'conjunctions of literals: X must be points of {0,1}^D'
 _R8 = 'grid halfplanes: X must be integer points of {0..T}^2'
 _R9 = 'thresholds on a line (d = 1) and a pool of ceil((3 + e) n_A / epsilon) examples'
 _R10 = 'thresholds on {0..2^b - 1}: X must hold non-negative integers, one feature'
+_R11 = 'rectangles on {0..T-1}^d: X must hold integer points of the grid (2-D)'
 
 EXPECTED = {
     'PPMHalfspaceLearner': {
@@ -332,7 +335,45 @@ EXPECTED = {
         'check_requires_y_none': _R10,
         'check_supervised_y_2d': _R10,
     },
+    'GridRectangleMechanism': {
+        'check_classifier_not_supporting_multiclass': _R11,
+        'check_classifiers_classes': _R11,
+        'check_classifiers_one_label': _R11,
+        'check_classifiers_regression_target': _R11,
+        'check_classifiers_train': _R11,
+        'check_complex_data': _R11,
+        'check_dict_unchanged': _R11,
+        'check_dont_overwrite_parameters': _R11,
+        'check_dtype_object': _R11,
+        'check_estimator_sparse_array': _R11,
+        'check_estimator_sparse_matrix': _R11,
+        'check_estimator_sparse_tag': _R11,
+        'check_estimators_dtypes': _R11,
+        'check_estimators_empty_data_messages': _R11,
+        'check_estimators_fit_returns_self': _R11,
+        'check_estimators_nan_inf': _R11,
+        'check_estimators_overwrite_params': _R11,
+        'check_estimators_pickle': _R11,
+        'check_f_contiguous_array_estimator': _R11,
+        'check_fit2d_1feature': _R11,
+        'check_fit2d_1sample': _R11,
+        'check_fit2d_predict1d': _R11,
+        'check_fit_check_is_fitted': _R11,
+        'check_fit_idempotent': _R11,
+        'check_fit_score_takes_y': _R11,
+        'check_methods_sample_order_invariance': _R11,
+        'check_methods_subset_invariance': _R11,
+        'check_n_features_in': _R11,
+        'check_n_features_in_after_fitting': _R11,
+        'check_pipeline_consistency': _R11,
+        'check_positive_only_tag_during_fit': _R11,
+        'check_readonly_memmap_input': _R11,
+        'check_requires_y_none': _R11,
+        'check_supervised_y_2d': _R11,
+    },
 }
+# integer points of {0..T-1}^d, like the grid rectangle mechanism it wraps: the same checks fail
+EXPECTED['RectangleLabelBoostLearner'] = EXPECTED['GridRectangleMechanism']
 # the same grid domain as the grid-halfplane Set Cover learner: the same 34 checks fail
 EXPECTED['GreedyTriangleCover'] = EXPECTED['SetCoverLearner|halfplanes']
 

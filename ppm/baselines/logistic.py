@@ -13,12 +13,9 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
 from ppm.registry import configurable
-from ppm.validation import (EPSILON, RANDOM_STATE, check_labelled_data, check_random_state, check_X,
-                          warn_if_no_public)
+from ppm.validation import (EPSILON, RANDOM_STATE, check_labelled_data, check_random_state)
 from ppm.baselines.linear import LinearRule
 
 # L-BFGS iterations of both logistic regressions (the optimiser's budget, not a privacy knob:

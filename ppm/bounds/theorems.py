@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from ppm.bounds.checks import (as_real, check_alpha_array, check_epsilon_array, check_n,
+from ppm.bounds.checks import (as_real, check_n,
                                check_w_pub, scalar_or_array)
 from ppm.validation import check_epsilon, check_open_unit, check_positive_int
 # The O-shapes live in ppm.bounds.shapes (one concept per module); re-exported here.

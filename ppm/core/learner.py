@@ -28,7 +28,8 @@ from sklearn.utils.validation import check_is_fitted
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.registry import configurable
 from ppm.validation import (EPSILON, RANDOM_STATE, Number, Satisfies, check_labelled_data,
-                            check_random_state, check_X, warn_if_no_public)
+                            check_random_state, check_X, require_public,
+                            warn_if_no_public)
 from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, construct_halfspaces
 from ppm.core.hypothesis_class import (
     DEFAULT_BLOCK_ELEMENTS,
@@ -262,10 +263,7 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         if self.device == "cuda":
             check_cuda()  # no GPU: one-line error before any work
-        if public is None:
-            raise ValueError("public (boolean mask, True = public example) is required: pass "
-                             "fit(X, y, public=mask); in a Pipeline or cross_val_score route it "
-                             "(docs/usage.md)")
+        require_public(public, type(self).__name__)
         self._check_names(X, reset=True)
         # Empty data is refused here (scikit-learn's convention); the baselines and the other
         # mechanisms keep their documented constant output on an empty sample (their tests).

@@ -167,7 +167,7 @@ class GridThresholds:
         """
         if not callable(predict):
             raise ValueError(f"predict must be callable, got {predict!r}")
-        T, n_neg, w = self._params["T"], self._n_neg, self._params["w_pub"]
+        n_neg, w = self._n_neg, self._params["w_pub"]
 
         def count_ones(start, stop):
             ones = 0
