@@ -187,11 +187,155 @@ def read_tables(root) -> pd.DataFrame | None:
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Means per (d, epsilon), and the mean quantile's ratio to the mean bound."""
-    out = (df.groupby(["d", "epsilon"])
+    """Means per (d, epsilon) (and n_pub in a nested table), the mean quantile's ratio to the
+    mean bound and k_eff (:func:`k_eff` of the mean price)."""
+    keys = ["d", "n_pub", "epsilon"] if "n_priv" in df else ["d", "epsilon"]
+    out = (df.groupby(keys)
            .agg(samples=("sample", "nunique"), log_G=("log_G", "mean"),
                 log_c_min=("log_c_min", "mean"), excess_mean=("excess_mean", "mean"),
                 excess_q=("excess_q", "mean"), em_bound=("em_bound", "mean"))
            .reset_index())
     out["ratio_q_to_bound"] = out["excess_q"] / out["em_bound"]
+    out["k_eff"] = k_eff(out["excess_mean"], out["epsilon"])
     return out
+
+
+# ------------------------------------------------------------------------------------------
+# The nested design of C4's counted test (configs/c4_k_eff.yaml): k_eff where nothing caps it
+# ------------------------------------------------------------------------------------------
+
+#: the nested table's places under a results root (CPU; a GPU run of more d writes the second)
+NESTED_CSV = "c4_dimension/k_eff.csv"
+NESTED_CSV_GPU = "c4_dimension/k_eff_gpu.csv"
+NESTED_CONFIG = CONFIG.parent / "c4_k_eff.yaml"
+_NESTED_KEYS = ("population", "n_priv", "n_pubs", "samples", "dims", "epsilons",
+                "counted_epsilon", "cap_factor", "flat_margin", "beta", "seed")
+
+
+@dataclass(frozen=True)
+class NestedDesign:
+    """C4's counted design (``configs/c4_k_eff.yaml``): per (d, sample) ONE private sample of
+    ``n_priv`` rows and nested public sets (the first ``n_pub`` public rows of one draw, for
+    every ``n_pub`` in ``n_pubs``), so that the cells of one sample differ only by the public
+    rows added. A cell ``(d, n_pub, epsilon)`` is *uncapped* when ``n_pub >= (cap_factor /
+    epsilon)(d^2 + 3d)`` (:meth:`uncapped`)."""
+
+    n_priv: int
+    n_pubs: tuple[int, ...]
+    samples: int
+    dims: tuple[int, ...]
+    epsilons: tuple[float, ...]
+    counted_epsilon: float
+    cap_factor: float
+    flat_margin: float
+    beta: float
+    seed: int
+    w_pub: float
+    margin: float
+
+    def __post_init__(self):
+        if self.n_priv < 1:
+            raise ValueError(f"c4 k_eff design: n_priv must be >= 1, got {self.n_priv}")
+        if not self.n_pubs or min(self.n_pubs) < 1 or list(self.n_pubs) != sorted(set(self.n_pubs)):
+            raise ValueError(f"c4 k_eff design: n_pubs must be increasing and >= 1, got "
+                             f"{list(self.n_pubs)}")
+        if self.samples < 2:
+            raise ValueError(f"c4 k_eff design: samples must be >= 2, got {self.samples}")
+        if not self.dims or min(self.dims) < 1:
+            raise ValueError(f"c4 k_eff design: every d must be >= 1, got {list(self.dims)}")
+        if not self.epsilons or min(self.epsilons) <= 0:
+            raise ValueError(f"c4 k_eff design: epsilons must be > 0, got {list(self.epsilons)}")
+        if self.counted_epsilon not in self.epsilons:
+            raise ValueError(f"c4 k_eff design: counted_epsilon {self.counted_epsilon:g} is "
+                             f"not one of the epsilons {list(self.epsilons)}")
+        if self.cap_factor <= 0 or not 0 < self.flat_margin < 1:
+            raise ValueError(f"c4 k_eff design: cap_factor must be > 0 and flat_margin in "
+                             f"(0, 1), got {self.cap_factor}, {self.flat_margin}")
+        if not 0 < self.beta < 1:
+            raise ValueError(f"c4 k_eff design: beta must be in (0, 1), got {self.beta}")
+
+    def uncapped(self, d: int, n_pub: int, epsilon: float) -> bool:
+        """Whether the cell is free of the small-``n_pub`` cap: hypotheses that exclude the
+        private cluster err on public rows only, so the price cannot exceed about ``n_pub /
+        2``; the mechanism's price at ``k = d^2`` degrees of freedom is about ``k / (e^(eps/2)
+        - 1) <= 2 k / epsilon``, kept below ``n_pub / 2`` with room for ``3d`` more."""
+        return n_pub >= self.cap_factor / epsilon * (d * d + 3 * d)
+
+
+def load_nested_design(path=NESTED_CONFIG) -> NestedDesign:
+    """The nested design in ``path`` (one error line naming a missing or unknown key)."""
+    import yaml
+
+    data = yaml.safe_load(Path(path).read_text())
+    if not isinstance(data, dict) or set(data) != set(_NESTED_KEYS):
+        got = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"{path}: the keys must be {', '.join(_NESTED_KEYS)}, got {got}")
+    pop = data["population"]
+    return NestedDesign(
+        n_priv=int(data["n_priv"]), n_pubs=tuple(int(v) for v in data["n_pubs"]),
+        samples=int(data["samples"]), dims=tuple(int(d) for d in data["dims"]),
+        epsilons=tuple(float(e) for e in data["epsilons"]),
+        counted_epsilon=float(data["counted_epsilon"]), cap_factor=float(data["cap_factor"]),
+        flat_margin=float(data["flat_margin"]), beta=float(data["beta"]),
+        seed=int(data["seed"]), w_pub=float(pop["w_pub"]), margin=float(pop["margin"]))
+
+
+def k_eff(excess_mean, epsilon):
+    """``E (e^(epsilon/2) - 1)``: the mechanism's mean excess in units of its value at one
+    degree of freedom. If ``count[m]`` near the minimum grows like ``C(m + k - 1, k - 1)`` (k
+    free parameters; k = 1: a threshold, the geometric law of d = 1) the exact law is negative
+    binomial and this is ``k`` at every epsilon (docs/claims/c4_dimension.md)."""
+    return np.asarray(excess_mean, dtype=float) * np.expm1(np.asarray(epsilon, dtype=float) / 2)
+
+
+def nested_sample(design: NestedDesign, d: int, sample: int, n_pub: int):
+    """The rows of cell ``n_pub`` of ``sample`` at ``d``: the first ``n_pub`` public rows of
+    one draw (nested in ``n_pub``) and the same ``n_priv`` private rows at every ``n_pub``."""
+    top = max(design.n_pubs)
+    base = PriceDesign(n=design.n_priv + top, n_pub=top, samples=design.samples,
+                       dims_cpu=(d,), dims_gpu=(), epsilons=design.epsilons,
+                       counted_epsilon=design.counted_epsilon, beta=design.beta,
+                       seed=design.seed, w_pub=design.w_pub, margin=design.margin)
+    X, y, public = fixed_sample(base, d, sample)  # public rows first
+    keep = np.r_[np.arange(n_pub), np.arange(top, X.shape[0])]
+    return X[keep], y[keep], public[keep]
+
+
+def nested_rows(design: NestedDesign, d: int, sample: int, n_pubs=None,
+                device: str = "auto") -> list[dict]:
+    """The rows of one sample at every ``n_pub`` (one per (n_pub, epsilon))."""
+    rows = []
+    for k in design.n_pubs if n_pubs is None else n_pubs:
+        X, y, public = nested_sample(design, d, sample, k)
+        t0 = time.perf_counter()
+        hs = construct_halfspaces(X[public], n_features=d)
+        counts = np.asarray(make_scorer(hs, X, y, device=device).histogram())  # diagnostic
+        seconds = time.perf_counter() - t0
+        log_G = math.log(class_size(len(hs), d))
+        m_min = int(np.flatnonzero(counts)[0])
+        base = {"d": d, "n_priv": design.n_priv, "n_pub": k, "sample": sample,
+                "n_halfspaces": len(hs), "log_G": log_G,
+                "log_c_min": math.log(int(counts[m_min]))}
+        for law in law_rows(counts, design.epsilons, design.beta):
+            rows.append({**base, **law, "beta": design.beta,
+                         "k_eff": float(k_eff(law["excess_mean"], law["epsilon"])),
+                         "uncapped": design.uncapped(d, k, law["epsilon"]),
+                         "em_bound": em_excess(log_G, law["epsilon"], design.beta),
+                         "histogram_seconds": seconds})
+    return rows
+
+
+def nested_table(design: NestedDesign, dims=None, samples=None, n_pubs=None,
+                 device: str = "auto", log=None) -> pd.DataFrame:
+    """:func:`nested_rows` of every d and sample (``samples``: an iterable of sample indices
+    or a count), as one table."""
+    idx = range(design.samples) if samples is None else (
+        range(samples) if isinstance(samples, int) else samples)
+    rows = []
+    for d in design.dims if dims is None else dims:
+        t0 = time.perf_counter()
+        for s in idx:
+            rows += nested_rows(design, int(d), int(s), n_pubs, device)
+        if log is not None:
+            log(f"d={d}: {time.perf_counter() - t0:.1f} s")
+    return pd.DataFrame(rows)

@@ -1,4 +1,5 @@
-"""The paper's claims C1-C10 and the real-data comparison, one module each (see ``registry``).
+"""The claims C1-C17 of the three papers, the privacy audits and the real-data comparison, one
+module each (see ``registry``).
 
 A claim module exports one :class:`claims.base.Claim`: the paper's statement, the experiment
 configs it reads, ``analyse(results) -> list[VerdictRow]`` and ``plot(results, rows, out_dir)``.

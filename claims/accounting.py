@@ -23,6 +23,13 @@ Three rules, shared by the claims and by the verdict table (:mod:`claims.report`
    alternative (C12's Set Cover Learner at alpha 0.01).
 3. **One fact, one row.** Rows that answer the same question on the same trials are shown as
    breakdowns (:func:`breakdown`), which ``combined_verdict`` does not count.
+4. **One trial set, one counted row** (:func:`one_per_trial_set`, applied to every claim by
+   :func:`claims.report.analyse`). Every row names what it computes (``statistic``) and the
+   trials it reads (``trials``); within a claim, counted rows that read a common trial (several
+   alphas read off the same trials, say) are counted once, as one joint row that holds only
+   when each of them holds (an intersection-union reading, :func:`intersection_union`); the
+   single readings stay as breakdowns. Distinct claims may read the same trials: their
+   ``trials`` columns say so, and no table adds up claims.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ STAT_AUDIT = "statistical audit"
 AUDITS = (EXACT_AUDIT, STAT_AUDIT)
 PRIVACY_AUDIT = "privacy audit"  # ``extra`` of the rows of claims/privacy_audits.py
 PASSES, FAILS_WORD = "passes", "FAILS"
+UNDERPOWERED = "UNDERPOWERED"  # no violation found; the audit missed its positive control
 # an outer band edge further than this many times the measured value from the alternative is
 # one no plausible measurement reaches: the band cannot be missed there (rule 2)
 PLAUSIBLE = 10.0
@@ -52,9 +60,14 @@ def _plain(verdict) -> str:
 
 
 def audit_verdict(passed: bool, count: int, unit: str = "instances", exact: bool = True,
-                  detail: str = "") -> str:
-    """"exact audit: passes (5246 neighbouring pairs)" or "exact audit: FAILS (... ; detail)"."""
+                  detail: str = "", underpowered: bool = False) -> str:
+    """"exact audit: passes (5246 neighbouring pairs)" or "exact audit: FAILS (... ; detail)";
+    ``underpowered``: no violation found, but the audit missed its positive control, so it
+    cannot vouch for the guarantee at that leak: "statistical audit: UNDERPOWERED (N runs;
+    detail)". Not a failure (nothing found is wrong with the learner), never "passes"."""
     head = EXACT_AUDIT if exact else STAT_AUDIT
+    if passed and underpowered:
+        return f"{head}: {UNDERPOWERED} ({int(count)} {unit}" + (f"; {detail})" if detail else ")")
     what = f"{int(count)} {unit}" + (f"; {detail}" if detail and not passed else "")
     return f"{head}: {PASSES if passed else FAILS_WORD} ({what})"
 
@@ -159,8 +172,146 @@ def claim_verdict(verdicts, extras=None) -> tuple[str, str]:
     if audits:
         if len(audits) == 1:
             return audits[0], "audit"
+        weak = [v for v in audits if f": {UNDERPOWERED}" in _plain(v)]
         word = FAILS_WORD if bad else PASSES
         head = EXACT_AUDIT if all(_plain(v).startswith(EXACT_AUDIT) for v in audits) else "audits"
-        return loud + f"{head}: {word} ({len(audits) - len(bad)} of {len(audits)} pass)", "audit"
+        n_pass = len(audits) - len(bad) - len(weak)
+        tail = (f", {len(weak)} {UNDERPOWERED} (no violation found, but each missed its "
+                "positive control)" if weak else "")
+        return (loud + f"{head}: {word} ({n_pass} of {len(audits)} pass{tail})"
+                if not weak or bad else
+                f"{head}: {n_pass} of {len(audits)} pass{tail}"), "audit"
     return combined_verdict(rest), ("check" if any(k == "check" for k in kinds) else
                                      "statistical")
+
+
+# --- rule 4: one trial set, one counted row -------------------------------------------------
+
+JOINT = "every reading of one trial set"
+JOINT_PART = f"counted jointly ({JOINT})"
+
+
+def joint_part_verdict(verdict) -> str | None:
+    """The verdict of a reading that :func:`one_per_trial_set` made a breakdown (what it says
+    on its own, e.g. to size a design that would decide it), or ``None`` for any other row."""
+    v = _plain(verdict)
+    marker = f"{JOINT_PART}): "
+    if v.startswith("breakdown (") and marker in v:
+        return v.split(marker, 1)[1]
+    return None
+
+
+def _varying_label(parts) -> list[str]:
+    """A short label per part: the one setting column that varies among them, else ``extra``
+    (else the setting)."""
+    for name in ("alpha", "epsilon", "d", "w_pub"):
+        vals = [getattr(r, name) for r in parts]
+        finite = [v for v in vals if isinstance(v, (int, float)) and math.isfinite(v)]
+        if len(finite) == len(vals) and len(set(finite)) == len(vals):
+            return [f"{name} {v:g}" for v in vals]
+    return [str(r.extra or r.setting) for r in parts]
+
+
+def intersection_union(verdicts) -> str:
+    """The joint verdict of ``k`` readings of one trial set (rule 4): an intersection-union
+    reading, so no multiplicity correction is needed for it. "holds" only when every reading
+    holds (each at its own 95% level: the joint statement "holds at every reading" is then at
+    95% too); a common other conclusive outcome ("does not hold", faster, between) when every
+    reading has it; otherwise "inconclusive", saying how the readings split (one reading that
+    does not hold among others that hold is not counted as a failure: that would be the
+    best of k tests, whose level is not 95%)."""
+    from claims.verdicts import outcome_kind
+    from claims.outcomes import BETWEEN, FAILS, HOLDS, inconclusive
+
+    verdicts = [_plain(v) for v in verdicts]
+    kinds = [outcome_kind(v) for v in verdicts]
+    k = len(verdicts)
+    if len(set(kinds)) == 1 and kinds[0] != "inconclusive":
+        kind = kinds[0]
+        if kind == "holds":
+            caveat = [v for v in verdicts if "caveat" in v]
+            return HOLDS if not caveat else f"holds with caveat ({caveat[0]})"
+        word = {"fails": FAILS, "faster": FASTER, "between": BETWEEN}[kind]
+        return f"{word} (at every one of its {k} readings)"
+    if set(kinds) == {"inconclusive"}:
+        return inconclusive(f"every one of its {k} readings of one trial set is inconclusive; "
+                            "counted only when every reading agrees")
+    counts = {}
+    for kind in kinds:
+        counts[kind] = counts.get(kind, 0) + 1
+    words = {"holds": "hold", "fails": "do not hold", "faster": "faster", "between": "between",
+             "inconclusive": "inconclusive"}
+    split = ", ".join(f"{n} {words[kind]}" for kind, n in counts.items())
+    return inconclusive(f"its {k} readings of one trial set disagree: {split}; counted only "
+                        "when every reading agrees")
+
+
+def one_per_trial_set(rows):
+    """Rule 4, the same for every claim: within a claim no two counted rows read a common
+    trial (:func:`claims.base.share_trials` on their ``trials``). The counted rows of a claim
+    that share trials (connected through any common trial) become breakdowns, and one joint
+    row (:func:`intersection_union`) stands for them, with ``statistic`` ``every(<ids>)`` and
+    the union of their trials. Rows of other kinds, and counted rows alone on their trials,
+    are returned unchanged. A counted row that names no trials is refused (it cannot be
+    accounted for)."""
+    from claims.base import VerdictRow, share_trials, trial_set
+    from claims.verdicts import counted
+
+    out = list(rows)
+    live = [i for i, r in enumerate(out)
+            if row_kind(r.verdict, r.extra) == "statistical" and counted(r.verdict)]
+    for i in live:
+        if not str(out[i].trials).strip():
+            raise ValueError(f"{out[i].claim}: the counted row {out[i].setting!r} names no "
+                             "trials (VerdictRow.trials)")
+    group = {i: i for i in live}  # union-find over rows sharing a trial
+
+    def root(i):
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for a_pos, a in enumerate(live):
+        for b in live[a_pos + 1:]:
+            if out[a].claim == out[b].claim and share_trials(out[a].trials, out[b].trials):
+                group[root(b)] = root(a)
+    comps: dict[int, list[int]] = {}
+    for i in live:
+        comps.setdefault(root(i), []).append(i)
+    joints = {}
+    for members in comps.values():
+        if len(members) < 2:
+            continue
+        parts = [out[i] for i in members]
+        labels = _varying_label(parts)
+        trials = trial_set(*[p for r in parts for p in str(r.trials).split(";") if p])
+        stats = list(dict.fromkeys(r.statistic for r in parts))
+        joint = VerdictRow(
+            claim=parts[0].claim, figure=parts[0].figure,
+            setting=f"{JOINT} ({trials}): {', '.join(labels)}",
+            paper=parts[0].paper,
+            measured="; ".join(f"{lab}: {r.measured.split(';')[0]} -> {_plain(r.verdict)}"
+                               for lab, r in zip(labels, parts)),
+            theory=parts[0].theory if len({r.theory for r in parts}) == 1 else
+            "each reading against its own band: " + " | ".join(r.theory for r in parts),
+            looseness=float(np.nanmedian([r.looseness for r in parts]))
+            if np.isfinite([r.looseness for r in parts]).any() else math.nan,
+            verdict=intersection_union([r.verdict for r in parts]),
+            statistic=f"every({'+'.join(s for s in stats if s)})", trials=trials,
+            extra=f"{JOINT}: {', '.join(labels)}")
+        for name in ("d", "epsilon", "alpha", "w_pub"):
+            vals = {getattr(r, name) for r in parts}
+            if len(vals) == 1:
+                setattr(joint, name, vals.pop())
+        joints[members[0]] = joint
+        for lab, i in zip(labels, members):
+            out[i].verdict = breakdown(f"one of {len(members)} readings of the trials of "
+                                       f"{trials}, {JOINT_PART}", out[i].verdict)
+            out[i].grid_verdict = (breakdown("counted jointly", out[i].grid_verdict)
+                                   if out[i].grid_verdict else out[i].grid_verdict)
+    result = []
+    for i, r in enumerate(out):
+        if i in joints:
+            result.append(joints[i])
+        result.append(r)
+    return result

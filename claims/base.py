@@ -13,6 +13,7 @@ tables of its experiments (``<root>/<experiment>/{trials,n_hat}.csv``, written b
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Optional
@@ -56,6 +57,12 @@ class VerdictRow:
     theory: str
     looseness: float = NAN  # explicit bound / measured n_hat (median over the points)
     verdict: str = ""
+    # Provenance: what the row computes (a short stable id, e.g. ``floor_slope``) and the
+    # trials it reads (:func:`trial_set`: experiments, each optionally narrowed to its cells
+    # by ``[key=value,...]``). Within a claim no two counted rows read a common trial
+    # (:func:`claims.accounting.one_per_trial_set`).
+    statistic: str = ""
+    trials: str = ""
     slope: float = NAN
     slope_lo: float = NAN
     slope_hi: float = NAN
@@ -74,6 +81,52 @@ class VerdictRow:
     @classmethod
     def columns(cls) -> list[str]:
         return [f.name for f in fields(cls)]
+
+
+def trial_set(*parts) -> str:
+    """The ``trials`` of a verdict row: experiment names, each optionally narrowed to the cells
+    it reads as ``exp[key=value,...]`` (keys sorted), ``;``-joined, sorted, without repeats.
+
+    ``trial_set("c3_epsilon_d1")``; ``trial_set(("real_breast_cancer", {"epsilon": 0.3}))``:
+    the real-data cells at one epsilon, which share no trial with those at another."""
+    out = set()
+    for part in parts:
+        if isinstance(part, str):
+            out.add(part)
+            continue
+        exp, where = part
+        sel = ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                       for k, v in sorted(where.items()))
+        out.add(f"{exp}[{sel}]" if sel else exp)
+    return ";".join(sorted(out))
+
+
+_PART = re.compile(r"^([^\[\]]+)(?:\[(.*)\])?$")
+
+
+def parse_trial_set(text) -> list[tuple[str, dict]]:
+    """:func:`trial_set`'s text back as ``[(experiment, {key: value text})]``."""
+    out = []
+    for part in str(text or "").split(";"):
+        part = part.strip()
+        if not part or part == "nan":
+            continue
+        m = _PART.match(part)
+        if m is None:
+            raise ValueError(f"not a trial set entry: {part!r}")
+        sel = dict(kv.split("=", 1) for kv in m.group(2).split(",")) if m.group(2) else {}
+        out.append((m.group(1), sel))
+    return out
+
+
+def share_trials(a, b) -> bool:
+    """Do two ``trials`` texts read a common trial? Same experiment, and no key that both
+    narrow to different values (different cells of a sweep hold different trials)."""
+    for exp_a, sel_a in parse_trial_set(a):
+        for exp_b, sel_b in parse_trial_set(b):
+            if exp_a == exp_b and all(sel_a[k] == sel_b[k] for k in sel_a.keys() & sel_b.keys()):
+                return True
+    return False
 
 
 def rows_frame(rows: list[VerdictRow]) -> pd.DataFrame:

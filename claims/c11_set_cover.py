@@ -42,9 +42,13 @@ alternative is no dependence on D (slope 0).
 
 The non-private greedy set cover learner (``greedy``) is a reference row.
 
-One fact, one row (:func:`one_fact_decoys`): the decoy trials count two rows, Claim 3.4's k rate
-and the paired gap, at the smallest alpha; the naive k row and the rows at the other alpha read
-the same trials and are breakdowns (shown, not counted).
+One fact, one row (:func:`one_fact_decoys`): the decoy trials answer two questions, Claim 3.4's
+k rate and the paired gap, at the smallest alpha; the naive k row and the rows at the other
+alpha read the same trials and are breakdowns (shown, not counted). The two that remain read
+common trials (the gap reads the Claim 3.4 cells too), so :func:`claims.accounting.
+one_per_trial_set` counts them as one joint row that holds only if both hold. The D rows read
+their own composition's cells of ``c11_set_cover_D`` (``trials`` ``[composition=...]``; the
+two budgets share the samples, not the runs) and stay two rows.
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ import numpy as np
 from claims.accounting import breakdown
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, trial_set
 from claims.predictions import rate_verdict, theory_with_alternative
 from claims.verdicts import (FAILS, NOT_MEASURED, counted, fmt_interval, fmt_slope,
                              mark_same_measurement, upper_bound_verdict)
@@ -73,6 +77,21 @@ FIGURE = "c11_set_cover"
 MAIN = SET_COVER
 COMPOSITIONS = (("set_cover", "-", "Claim 3.4 (eps/(2 ln(e/delta)) per round)"),
                 ("naive", "--", "naive (Example 3.3, advanced composition)"))
+# What each row computes (VerdictRow.statistic). Its trials (VerdictRow.trials): a
+# composition's cells of its experiment (``[composition=...]``: the two per-round budgets are
+# swept cells, each its own learner runs on the shared samples); the paired gap reads both.
+STAT_K = "loglog_slope_k"  # slope of log n_hat against log k
+STAT_D = "loglog_slope_ln_2d"  # slope of log n_hat against log ln(2D)
+STAT_GAP = "paired_slope_difference_k"  # slope(naive) - slope(Claim 3.4) vs log k, paired
+
+
+def cells(experiment: str, composition: str | None = None, learner: str | None = None) -> str:
+    """The ``trials`` of a row: one composition's cells of ``experiment`` (both with None),
+    or a baseline's runs there (the greedy cover, ``learner``)."""
+    if learner:
+        return trial_set((experiment, {"learner": learner}))
+    comps = [composition] if composition else [c for c, _, _ in COMPOSITIONS]
+    return trial_set(*[(experiment, {"composition": c}) for c in comps])
 
 
 def eps_hat(k: int, eps: float, delta: float, composition: str, alpha0=0.1) -> float:
@@ -146,7 +165,8 @@ def _budget_gap(ks, eps, delta) -> float:
                              / eps_hat(int(k), eps, delta, "naive") for k in ks])[0]
 
 
-def _contrast_row(trials, alpha, beta, n_boot, Dv, eps, delta, where, counted_row=True):
+def _contrast_row(trials, alpha, beta, n_boot, Dv, eps, delta, where, counted_row=True,
+                  experiment=DECOY):
     """``slope(naive) - slope(Claim 3.4)`` against ``log k``, paired on the shared samples."""
     ks = np.sort(trials[K].unique()).astype(float)
     sub = trials[trials.learner == MAIN]
@@ -167,6 +187,7 @@ def _contrast_row(trials, alpha, beta, n_boot, Dv, eps, delta, where, counted_ro
         theory=theory_with_alternative(pred, (0.0, 0.0), ("budget ratio (~0.5)",
                                                           "no saving 0")),
         verdict=v if counted_row else by_construction(v),
+        statistic=STAT_GAP, trials=cells(experiment),
         slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"], d=Dv, epsilon=eps,
         alpha=float(alpha), extra=("decoys, " if where else "") + "gap naive - set_cover; k")
 
@@ -228,6 +249,7 @@ def _decoy_rows(results, alpha) -> list[VerdictRow]:
                     f"{bound.max():.3g}"),
             looseness=float(np.median(b_at / vals)) if vals.size else math.nan,
             verdict=k_rate_verdict(fit, (th_lo, th_hi), ranges[other], names, below),
+            statistic=STAT_K, trials=cells(DECOY, comp),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=Dv, epsilon=eps, alpha=float(alpha), extra=f"decoys, {comp}; k"))
     if set(trials[COMPOSITION].dropna()) >= {"naive", "set_cover"}:
@@ -274,10 +296,11 @@ def _k_rows(results, alpha) -> list[VerdictRow]:
                    f"constant 1) {bound.min():.3g}..{bound.max():.3g}",
             looseness=float(np.median(b_at / vals)) if vals.size else math.nan,
             verdict=by_construction(upper_bound_verdict(fit, plain, with_log, below)),
+            statistic=STAT_K, trials=cells("c11_set_cover_k", comp),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=Dv, epsilon=eps, alpha=float(alpha), extra=f"composition={comp}; k"))
     rows.append(_contrast_row(trials, alpha, beta, results.n_boot, Dv, eps, delta, "",
-                              counted_row=False))
+                              counted_row=False, experiment="c11_set_cover_k"))
     greedy = trials[trials.learner == GREEDY]
     if not greedy.empty:
         g = sample_complexity_slope_against(greedy, K, alpha, beta, error_col=ERROR_COL,
@@ -287,7 +310,8 @@ def _k_rows(results, alpha) -> list[VerdictRow]:
             setting=f"greedy (non-private): n_hat vs k, D={Dv}, alpha={alpha:g}",
             paper=PAPER, measured=f"slope of log n_hat vs log k = {fmt_slope(g)}",
             theory="non-private: O(k log k ... ) (VC of CONJ_k), no privacy cost",
-            verdict="reference (non-private)", slope=g["slope"], slope_lo=g["lo"],
+            verdict="reference (non-private)", statistic=STAT_K,
+            trials=cells("c11_set_cover_k", learner=GREEDY), slope=g["slope"], slope_lo=g["lo"],
             slope_hi=g["hi"], d=Dv, alpha=float(alpha), extra=f"{GREEDY}; k"))
     return rows
 
@@ -326,6 +350,7 @@ def _D_rows(results, alpha) -> list[VerdictRow]:
                     + " (ln 2D + ln(4k ln(2/alpha)/beta) .. pure ln 2D)"),
             verdict=rate_verdict(fit, (with_const, 1.0), (0.0, 0.0),
                                  ("ln 2D", "no D dependence")),
+            statistic=STAT_D, trials=cells("c11_set_cover_D", comp),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=k, epsilon=eps, alpha=float(alpha), extra=f"composition={comp}; D"))
     return rows

@@ -32,6 +32,12 @@ whose interval meets the T-free band (alpha 0.01) could not have excluded the al
 is a breakdown, not counted. PPM's error curves cross alpha at a shallow angle; the rows state
 the design that would pin the crossings (:data:`PPM_DESIGN`).
 
+One trial set, one counted row (:func:`claims.accounting.one_per_trial_set`): each row's
+``trials`` are one learner's runs (``c12_grid_halfplanes[learner=...]``: PPM and ERM are
+baselines fitted on the same samples, each its own runs) or ``c12_theorem_budget``. Both alphas
+of a learner read the same runs: PPM's two flat rows are counted as one joint row, and so are
+the two theorem-budget rows (each holds only if both readings hold).
+
 Privacy of the compared learners differs and the figure says so: the Set Cover Learner is
 ``(eps, delta)``-DP for ALL examples (here with the documented per-round budget
 ``epsilon_hat``, overall epsilon from :func:`ppm.set_cover.base.implied_privacy`), PPM pure
@@ -45,7 +51,8 @@ import math
 import numpy as np
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, setting_value
+from claims.base import (Claim, VerdictRow, alphas_of, beta_of, first, setting_value,
+                         trial_set)
 from claims.accounting import could_fail
 from claims.predictions import prediction_bands, rate_verdict, theory_with_alternative
 from claims.verdicts import explicit_bound_note, fmt_interval, fmt_slope
@@ -62,6 +69,10 @@ MAIN = SET_COVER
 LEARNERS = ((MAIN, "Set Cover Learner + Select Halfplane", "C3", "D", "-"),
             (PPM, "PPM (Alg. 2), d = 2", "C0", "o", "-"),
             (ERM, "non-private ERM", "C2", "s", "-."))
+# What each row computes (VerdictRow.statistic): the slope of log n_hat against log b
+# (b = log2 T). Its trials: one learner's runs of the experiment (PPM and ERM are baselines fitted
+# on the Set Cover Learner's samples, each its own runs: ``[learner=...]``).
+STATISTIC = "loglog_slope_b"
 
 
 def privacy_note(trials) -> dict:
@@ -175,6 +186,7 @@ def theorem_rows(results) -> list[VerdictRow]:
                 explicit_bound_note(rate_verdict(fit, (th_lo, 1.0), (0.0, 0.0),
                                                  ("log T", "a T-free cost"), worse="above"),
                                     below), fit, th_lo),
+            statistic=STATISTIC, trials=trial_set(THEOREM),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=setting_value(trials, D, cast=int), epsilon=eps,
             alpha=float(alpha), extra=f"{MAIN} theorem budget; T=2^{int(bs.min())}.."
@@ -267,7 +279,8 @@ def analyse(results) -> list[VerdictRow]:
                 paper="Set Cover Learner n = O~(k log T / (alpha eps)) (Thm 4.7); "
                       "PPM independent of T",
                 measured=f"slope of log n_hat vs log b = {fmt_slope(fit)}; n_hat {vals}",
-                theory=theory, verdict=v,
+                theory=theory, verdict=v, statistic=STATISTIC,
+                trials=trial_set((EXPERIMENT, {"learner": learner})),
                 slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
                 d=setting_value(trials, D, cast=int),
                 epsilon=priv.get("overall", priv["epsilon"]) if learner == MAIN

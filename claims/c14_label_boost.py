@@ -4,38 +4,31 @@ base learner's.
 ``c14_label_boost``: the wrapper (Algorithm 3; base learner ``A`` = the gap-grouped threshold
 EM at epsilon 1, ``m`` = its bound) on thresholds over ``{0..2^b - 1}``, all private; per alpha
 the slope of ``log n_hat`` (labelled) against ``log b`` must be 0. ``c14_base_alone``: ``A``
-alone on the labelled sample, whose ``n_hat`` grows like ``ln(2^(b+1)) + ln(1/beta)`` (slope
-about 1 against ``log b``). The crossing point ``b*`` (from which the wrapper needs fewer
-labels) is where the fitted base-learner line ``c ((b + 1) ln 2 + ln(1/beta))`` reaches the
-wrapper's median ``n_hat``; the design value is where ``m(b)`` reaches
-:func:`ppm.semi_supervised.label_boost.min_labelled`.
+alone, whose ``n_hat`` grows like ``ln(2^(b+1)) + ln(1/beta)``: fixed by its construction (an
+EM over ``2^(b+1)`` thresholds), so its row is a check (:func:`base_check`), not evidence. The
+crossing ``b*`` (from which the wrapper needs fewer labels): the fitted base line ``c ((b + 1)
+ln 2 + ln(1/beta))`` meets the wrapper's median ``n_hat`` (design: ``m(b)`` reaches
+:func:`ppm.semi_supervised.label_boost.min_labelled`).
 
 On ``c14_label_boost``'s population (adjacent support, no noise) every trial errs exactly 1/2
 below ``min_labelled`` = 26,856 (Step 2b fails, decided by sizes) and 0 above it, and the grid
-holds one point either side: the wrapper's ``n_hat`` is the interpolation between those two
-points whatever ``b``, so its flatness is built in. Those rows are shown as references, not
-counted (:func:`by_construction`). ``c14_label_boost_noisy`` tests the claim where it can fail:
-design accuracy ``alpha0 = 0.2`` (``min_labelled`` = 12,552), a spread-out support with label
-noise 0.1 (:class:`ppm.semi_supervised.big_grid.NoisyBigGridThresholds`: LabelBoost's mechanism
-on noisy labels can err, the excess error falls in steps of 0.016), ``b`` in {3072, 4096,
-6144}, the labelled ``n`` gridded finely from 12,400 to 20,000: the slope of ``log n_hat``
-against ``log b`` must lie in ``0 +- SLOPE_TOL`` (two-sided: growth with ``b`` does not hold).
-Its ``n_hat`` (12,650-13,165) sits on ``min_labelled`` and ``b`` spans only x2, so the slope
-reads the size schedule: those rows are breakdowns of the next one when it is measured.
+holds one point either side: the wrapper's flatness is built in, so those rows are references
+(:func:`by_construction`). ``c14_label_boost_noisy``: ``alpha0 = 0.2`` (``min_labelled`` =
+12,552), label noise 0.1 on a spread-out support (:class:`ppm.semi_supervised.big_grid.
+NoisyBigGridThresholds`), ``b`` in {3072, 4096, 6144}, ``n`` 12,400..20,000: the slope of ``log
+n_hat`` against ``log b``. Its ``n_hat`` (12,650-13,165) sits on ``min_labelled`` and ``b``
+spans only x2, so the slope reads the size schedule: breakdowns of the next rows.
 
-``c14_label_boost_fixed_n`` (the counted rows): the same noisy population, the labelled ``n``
-fixed at ``min_labelled`` = 12,552 (the same at every ``b``: :func:`min_labelled` of ``m(b)`` does
-not depend on ``m`` once ``m(b)`` exceeds it, from ``b`` = 2048 on), ``b`` in {2048, 4096, 8192,
-16384} (x8), the wrapper and, on the same draws, its base learner alone (the foil: its cost
-grows like ``b ln 2``, so at a fixed ``n`` its success rate falls). Read: the slope of the
-success rate (excess error <= alpha) against ``log2 b`` (:func:`success_slope`, per doubling
-of ``b``). The wrapper's must be 0; the alternative is the fall of a learner whose labelled
-need grows with ``b`` and crosses ``n`` inside the ``b`` range, as the base learner's does: a
-unit step from success to failure, whose least-squares slope on this ``b`` grid lies in [-0.4,
--0.3] per doubling (:func:`design_fall`: the design alone sets it, no measured slope enters the
-bands); the bands are half the shallowest fall either side of 0 (:func:`fixed_n_verdict`). The
-base learner's own measured fall is a check (its premise), not a band. A base learner whose
-success rate does not fall leaves nothing to separate (inconclusive).
+``c14_label_boost_fixed_n`` (counted): the noisy population, ``n`` fixed at ``min_labelled`` =
+12,552 (the same at every ``b`` from 2048 on), ``b`` in {2048, .., 16384} (x8), the wrapper and,
+on the same draws, its base learner alone (the foil: its cost grows like ``b ln 2``, so at a
+fixed ``n`` its success rate falls). Read: the slope of the success rate (excess error <=
+alpha) against ``log2 b`` (:func:`success_slope`). The wrapper's must be 0; the alternative is
+a unit step from success to failure inside the ``b`` range, whose least-squares slope on this
+grid lies in [-0.4, -0.3] per doubling (:func:`design_fall`: the design alone sets it); bands:
+half the shallowest fall either side of 0 (:func:`fixed_n_verdict`). The base learner's fall
+is a check (its premise); if it does not fall, inconclusive. Both alphas' wrapper rows read the
+same trials: one joint row (:func:`claims.accounting.one_per_trial_set`), holding if both do.
 """
 
 from __future__ import annotations
@@ -46,7 +39,8 @@ import numpy as np
 from scipy import stats
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, row_settings
+from claims.accounting import as_check
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, row_settings, trial_set
 from claims.predictions import rate_verdict, theory_with_alternative
 from claims.outcomes import LEVEL, inconclusive
 from claims.verdicts import check_verdict, counted, fmt_slope, mark_same_measurement
@@ -62,12 +56,21 @@ STATEMENT = "LabelBoost wrapper: labelled cost independent of the base learner's
 NOISY = "c14_label_boost_noisy"
 FIXED_N = "c14_label_boost_fixed_n"
 EXPERIMENTS = ("c14_label_boost", "c14_base_alone", NOISY, FIXED_N)
+# VerdictRow.statistic: the slope of log n_hat against log b; at fixed n, of the success rate
+STAT_SLOPE, STAT_FIXED = "loglog_slope_b", "slope_success_rate_log2b"
+BASE_CHECK = ("construction, not evidence: the base learner is an exponential mechanism over "
+              "2^(b+1) thresholds, whose cost grows like ln 2^(b+1) by construction")
 
 
 def by_construction(v: str) -> str:
     """A wrapper row on the noiseless adjacent support: shown, not counted (docstring)."""
     return ("reference (flat by construction: errors 1/2 below min_labelled, 0 above, one grid "
             f"point either side; see {NOISY}): {v}")
+
+
+def base_check(v: str) -> str:
+    """The base learner's own slope: fixed by its construction, a check (:data:`BASE_CHECK`)."""
+    return as_check(BASE_CHECK, v.startswith("holds"), v)
 
 
 def at_the_step(v: str, by, grid, need: int) -> str:
@@ -99,13 +102,10 @@ def noisy_rows(results) -> list[VerdictRow]:
     beta = beta_of(nhat)
     sub = trials[trials.learner == WRAPPER]
     bs = np.sort(sub[B].unique())
-    a0 = float(sub[ALPHA0].iloc[0])
-    eta = float(sub[ETA].iloc[0])
+    a0, eta = float(sub[ALPHA0].iloc[0]), float(sub[ETA].iloc[0])
     n_unl = int(sub["n_unlabelled"].iloc[0])
     need = min_labelled(10**6, a0, 0.1)
-    rows = []
-    bs_n = np.sort(sub[B].unique()).astype(float)
-    base_range = _base_range(bs_n, beta)
+    rows, base_range = [], _base_range(bs.astype(float), beta)
     settings = row_settings(sub)  # d and epsilon of the wrapper rows judged
     for alpha in alphas_of(nhat):
         fit = sample_complexity_slope_against(sub, B, alpha, beta, error_col=ERROR_COL,
@@ -127,19 +127,16 @@ def noisy_rows(results) -> list[VerdictRow]:
             verdict=(superseded if fixed else (lambda v: v))(
                 at_the_step(rate_verdict(fit, (0.0, 0.0), base_range, NAMES), by,
                             sub["n"].unique(), need)),
+            statistic=STAT_SLOPE, trials=trial_set(NOISY),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             **settings, alpha=float(alpha), extra="wrapper noisy"))
     return rows
 WRAPPER, BASE = LABEL_BOOST, GAP_THRESHOLD
 STYLE = {WRAPPER: dict(color="C4", marker="o", label="LabelBoost wrapper (Alg. 3)"),
          BASE: dict(color="C3", marker="D", label="base learner alone (grid EM)")}
-
-
 # The wrapper's claim is flat in b; the alternative it argues against is the base learner's
 # own cost, linear in b (the EM over 2^(b+1) thresholds): its slope against log b.
 NAMES = ("the wrapper flat", "the base learner's ln 2^(b+1)")
-
-
 # The fixed-n rows: the wrapper's success rate flat in b, against the base learner's fall.
 FIXED_NAMES = ("the wrapper flat", "a cost crossing n inside the b range (the base learner's)")
 
@@ -240,7 +237,8 @@ def fixed_n_rows(results) -> list[VerdictRow]:
                       f"b = {int(bs.min())}..{int(bs.max())} has a least-squares slope in "
                       f"[{fall[0]:.2f}, {fall[1]:.2f}] per doubling; no measured value enters "
                       "them)" if np.isfinite(fall[1]) else "the wrapper flat [0.000, 0.000]"),
-            verdict=fixed_n_verdict(fw, fb, fall),
+            verdict=fixed_n_verdict(fw, fb, fall), statistic=STAT_FIXED,
+            trials=trial_set(FIXED_N),
             slope=fw["slope"], slope_lo=fw["lo"], slope_hi=fw["hi"],
             **at_w, alpha=float(alpha), extra="wrapper fixed n"))
         rows.append(VerdictRow(
@@ -253,6 +251,7 @@ def fixed_n_rows(results) -> list[VerdictRow]:
             theory="falls: slope interval below 0",
             verdict=check_verdict(bool(np.isfinite(fb["hi"]) and fb["hi"] < 0),
                                   f"slope interval {fmt_slope(fb, 3)} does not lie below 0"),
+            statistic=STAT_FIXED, trials=trial_set(FIXED_N),
             slope=fb["slope"], slope_lo=fb["lo"], slope_hi=fb["hi"],
             **at_b, alpha=float(alpha), extra="base learner fixed n"))
     return rows
@@ -303,8 +302,7 @@ def _fit_of(row) -> dict:
 
 
 def _base_range(bs, beta) -> tuple:
-    th = loglog_slope(bs, _shape(bs, beta))[0]
-    return (min(th, 1.0), max(th, 1.0))
+    return tuple(sorted((loglog_slope(bs, _shape(bs, beta))[0], 1.0)))
 
 
 def _shape(bs, beta):
@@ -382,6 +380,7 @@ def analyse(results) -> list[VerdictRow]:
                 verdict=by_construction(rate_verdict(fit, (0.0, 0.0),
                                                      _base_range(bs.astype(float), beta),
                                                      NAMES)),
+                statistic=STAT_SLOPE, trials=trial_set("c14_label_boost"),
                 slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
                 **at, alpha=float(alpha), extra="wrapper"))
     if base_data is not None:
@@ -403,9 +402,10 @@ def analyse(results) -> list[VerdictRow]:
                 theory=theory_with_alternative((min(th, 1.0), max(th, 1.0)), (0.0, 0.0),
                                                ("ln 2^(b+1)", "flat in b, like the wrapper"))
                 + f" (n ~ ln 2^(b+1) + ln 1/beta: {th:.2f})",
-                verdict=rate_verdict(fit, (min(th, 1.0), max(th, 1.0)), (0.0, 0.0),
-                                     ("the base learner's ln 2^(b+1)", "flat in b")),
-                slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
+                verdict=base_check(rate_verdict(fit, (min(th, 1.0), max(th, 1.0)), (0.0, 0.0),
+                                                ("the base learner's ln 2^(b+1)", "flat in b"))),
+                statistic=STAT_SLOPE, trials=trial_set("c14_base_alone"), slope=fit["slope"],
+                slope_lo=fit["lo"], slope_hi=fit["hi"],
                 **at, alpha=float(alpha), extra="base learner alone"))
     mark_same_measurement(rows, lambda r: _signature(results, r),
                           lambda r: f"alpha = {r.alpha:g}")

@@ -9,48 +9,50 @@ its labelled ``n``: slope -1 (the exponential mechanism's ``(ln|H| + ln 1/beta)/
 Theorem 5.6: a transcript-private learner needs ``Omega(1/(alpha eps))`` queries). The price of
 the active learner is the pool, ``~1/eps`` unlabelled examples (a formula, reported).
 
-The active row's flatness is built in: epsilon only changes the pool size, the inner learner
-always sees ``n_A`` points at epsilon 1, so the row is shown as a reference, not counted
-(:func:`by_construction`). What is not fixed by the design is how many labels that costs
-against the alternatives, read per alpha at the smallest epsilon (:func:`separation_rows`):
+Both epsilon rows are checks of a construction, not evidence (:func:`by_construction`,
+:func:`claims.accounting.as_check`: passed when the slope interval lies in the construction's
+``prediction +- SLOPE_TOL``, a loud "check: FAILED" otherwise, the rule's own reading beside
+it). The active row's flatness is built in: epsilon only changes the pool size, the inner
+learner always sees ``n_A`` points at epsilon 1. The GenericLearner row is the foil, whose
+``1/epsilon`` is its exponential mechanism's by design. So C15 reads as checks plus its exact
+privacy audit: no statistical row is counted. What the design leaves open is how many labels
+the active learner reads against the alternatives, per alpha at the smallest epsilon
+(:func:`separation_rows`, references):
 
-* BNS15 Theorem 5.6's ``Omega(1/(alpha eps))`` lower bound for *transcript-private* learners,
-  taken with constant 1, and GenericLearner at that epsilon (a transcript-private learner: its
-  labelled ``n_hat`` measured in ``c15_generic_queries``). Rule (:func:`separation_verdict`):
-  "holds" when the active learner's ``n_hat`` interval lies entirely below both (it beats the
-  transcript-private bound, Theorem 5.8 vs 5.6); "does not hold" when its interval lies
-  entirely above GenericLearner's (the active learner reads more labels than the
-  transcript-private learner at the same epsilon) or above ``1/(alpha eps)``; otherwise
+* GenericLearner at that epsilon (a transcript-private learner: its labelled ``n_hat`` measured
+  in ``c15_generic_queries``) and ``1/(alpha eps)``: our illustration of BNS15 Theorem 5.6's
+  ``Omega(1/(alpha eps))`` lower bound for *transcript-private* learners with an assumed
+  constant 1 (the constant is ours: BNS15 states none). Rule (:func:`separation_verdict`):
+  "holds" when the active learner's ``n_hat`` interval lies entirely below both; "does not
+  hold" when it lies entirely above GenericLearner's or above ``1/(alpha eps)``; otherwise
   inconclusive.
 * A non-private active learner (binary search over the pool's distinct points, which is CAL
   for thresholds) needs ``ceil(log2(2 support + 1))`` queries for error 0 on this population,
   whatever epsilon: the ratio is the price of privacy in label queries (reported).
 
-One fact, one row. By design the active learner's label queries at any epsilon are
-GenericLearner's at epsilon 1 on ``n_A`` points (54 against 55 at alpha 0.1), so comparing it
-with GenericLearner at epsilon is the GenericLearner slope again: the separation rows are shown,
-not counted (:func:`separation_note`), and the counted fact is the GenericLearner row per alpha
-(prediction -1, alternative 0: the epsilon-free cost the active learner has by construction).
-Theorem 5.6's ``Omega(1/(alpha eps))`` is a lower bound whose constant BNS15 does not state: the
-rows print it with constant 1 and judge nothing by it.
+By design the active learner's label queries at any epsilon are GenericLearner's at epsilon 1
+on ``n_A`` points (54 against 55 at alpha 0.1), so the separation rows repeat the two epsilon
+checks: they are shown, not counted (:func:`separation_note`), and the assumed constant 1 of
+Theorem 5.6's bound judges nothing that is counted.
 
-Privacy (an exact audit, not counted as statistical evidence, :func:`privacy_rows`): BNS15 Definition 5.3 asks the active learner's output
-distribution to change by at most ``e^epsilon`` between pools (fully labelled databases) that
-differ in one entry. :mod:`ppm.diagnostics.active_audit` computes that distribution EXACTLY for
-Algorithm 4 with the real GenericLearner inside (the 2-point grid, on which the sanitizer's law
-has a closed form), on every pool of ``n_pool`` entries and every neighbour of each, for the
-settings of :data:`ppm.diagnostics.active_audit.SETTINGS` (nothing is sampled). Rule: "exact
-audit: passes (N neighbouring pairs)" iff the largest privacy loss is at most epsilon (plus the
-float tolerance :data:`~ppm.diagnostics.active_audit.TOL`) in every setting, else "exact audit:
-FAILS" (loud: the claim's verdict then starts with "AUDIT FAILED"). It can fail only through a
-bug, so it is shown in the audit section of the verdict table, not counted. The
-alternative it is weighed against: a non-private active learner (CAL, the binary search the
-separation rows price), whose loss on the same pools is computed by the same function (infinite:
-a neighbour makes a label appear). The label-query count is not part of this row (the
-GenericLearner rows count it once). Beside it, a check (not counted): the loss is also below
-Claim 5.7's amplification bound ``ln(1 + p (e - 1))``, ``p = n_A / n_pool``, and without the
-pool (``n_pool = n_A``) the same audit finds a loss above epsilon at the small epsilons (it can
-fail).
+Privacy (an exact audit, not counted as statistical evidence, :func:`privacy_rows`): BNS15
+Definition 5.3 asks the active learner's output distribution to change by at most ``e^epsilon``
+between pools (fully labelled databases) that differ in one entry.
+:mod:`ppm.diagnostics.active_audit` computes that distribution EXACTLY for Algorithm 4 with the
+real GenericLearner inside (the 2-point grid, on which the sanitizer's law has a closed form),
+on every pool of ``n_pool`` entries and every neighbour of each, for the settings of
+:data:`ppm.diagnostics.active_audit.SETTINGS` (nothing is sampled). Rule: "exact audit: passes
+(N neighbouring pairs)" iff the largest privacy loss is at most epsilon (plus the float
+tolerance :data:`~ppm.diagnostics.active_audit.TOL`) in every setting, else "exact audit: FAILS"
+(loud: the claim's verdict then starts with "AUDIT FAILED"). It can fail only through a bug, so
+it is shown in the audit section of the verdict table, not counted. The alternative it is
+weighed against: a non-private active learner (CAL, the binary search the separation rows
+price), whose loss on the same pools is computed by the same function (infinite: a neighbour
+makes a label appear). The label-query count is not part of this row. Its ``trials`` name
+``privacy_audits/audit.csv``'s rows of the private active learner, the same exact audit. Beside
+it, a check (not counted): the loss is also below Claim 5.7's amplification bound
+``ln(1 + p (e - 1))``, ``p = n_A / n_pool``, and without the pool (``n_pool = n_A``) the same
+audit finds a loss above epsilon at the small epsilons (it can fail).
 """
 
 from __future__ import annotations
@@ -61,9 +63,10 @@ from functools import lru_cache
 import numpy as np
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value, trial_set
 from claims.predictions import rate_verdict, theory_with_alternative
-from claims.accounting import audit_verdict
+from claims.accounting import as_check, audit_verdict
+from claims.outcomes import SLOPE_TOL
 from claims.verdicts import FAILS, HOLDS, check_verdict, fmt_slope
 from analysis.sample_complexity import empirical_sample_complexity
 from analysis.slopes import sample_complexity_slope_paired
@@ -88,10 +91,29 @@ NAMES = {ACTIVE: ("epsilon-free 0", "1/epsilon labels"),
          GL: ("1/epsilon labels", "epsilon-free, like the active learner")}
 
 
-def by_construction(v: str) -> str:
-    """The active learner's epsilon row: shown, not counted (module docstring)."""
-    return ("reference (flat by construction: epsilon only sets the pool size, the inner "
-            f"learner always runs at epsilon 1 on n_A points): {v}")
+# What each row computes (VerdictRow.statistic) and the trials or table it reads
+STAT_SLOPE = "loglog_slope_epsilon"  # slope of log n_hat (labels read) against log epsilon
+STAT_SEPARATION = "label_queries_at_smallest_epsilon"  # n_hat of both learners at one epsilon
+STAT_AUDIT = "exact_privacy_loss"  # the largest exact privacy loss over neighbouring pools
+STAT_AMPLIFICATION = "exact_privacy_loss_vs_claim_5_7"  # the same losses against Claim 5.7
+# The exact audit writes no table of its own: it is the one privacy_audits/audit.csv holds for
+# the private active learner (the same function, ppm.diagnostics.active_audit.audit)
+AUDIT_TRIALS = trial_set(("privacy_audits/audit", {"learner": ACTIVE}))
+# Both epsilon rows are checks of a construction, not evidence (module docstring)
+CONSTRUCTION = {
+    ACTIVE: "construction, not evidence: epsilon only sets the pool size, the inner learner "
+            "always runs at epsilon 1 on n_A points, so the label queries are flat by design",
+    GL: "construction, not evidence: the foil, GenericLearner's exponential mechanism at "
+        "epsilon, pays (ln|H| + ln 1/beta)/(alpha eps) labels by design"}
+
+
+def by_construction(learner: str, v: str, fit: dict, theory: float) -> str:
+    """An epsilon row as a check of its construction (:data:`CONSTRUCTION`): passed when the
+    slope interval lies in ``theory +- SLOPE_TOL`` (the rule's own verdict, which can be
+    inconclusive on censored cells, follows); a loud "check: FAILED" otherwise."""
+    inside = bool(np.isfinite([fit["lo"], fit["hi"]]).all() and theory - SLOPE_TOL <= fit["lo"]
+                  and fit["hi"] <= theory + SLOPE_TOL)
+    return as_check(CONSTRUCTION[learner], inside, f"the rule's reading: {v}")
 
 
 def separation_verdict(active: tuple, generic: tuple, lower_bound: float) -> str:
@@ -112,10 +134,10 @@ def separation_verdict(active: tuple, generic: tuple, lower_bound: float) -> str
 
 
 def separation_note(v: str) -> str:
-    """A separation row: shown, not counted (module docstring: the GenericLearner row's fact)."""
+    """A separation row: shown, not counted (module docstring)."""
     return ("reference (by design the active learner's queries are GenericLearner's at epsilon "
-            "1 on n_A points, so this is the GenericLearner slope row again; Thm 5.6 read with "
-            f"constant 1): {v}")
+            "1 on n_A points, so this repeats the two epsilon checks; 1/(alpha eps) is our "
+            f"illustration of Thm 5.6 with an assumed constant 1, not BNS15's statement): {v}")
 
 
 def _cell(by, eps, alpha):
@@ -144,15 +166,20 @@ def separation_rows(results) -> list[VerdictRow]:
             claim="C15", figure="c15_active",
             setting=f"active vs transcript-private learners at epsilon={eps:g}, "
                     f"alpha={alpha:g}",
-            paper="Thm 5.8's active learner needs fewer label queries than Thm 5.6's "
-                  "Omega(1/(alpha eps)) for transcript-private learners",
+            paper="Thm 5.8's active learner needs fewer label queries than transcript-private "
+                  "learners, which need Omega(1/(alpha eps)) (Thm 5.6; BNS15 states no "
+                  "constant)",
             measured=f"label queries n_hat: private active {a[0]:.0f} [{a[1]:.0f}, {a[2]:.0f}]"
                      f"; GenericLearner at epsilon {g[0]:.0f} [{g[1]:.0f}, {g[2]:.0f}]; "
                      f"non-private binary search (CAL) {cal} (price of privacy "
                      f"{a[0] / cal:.0f}x)",
-            theory=f"active < GenericLearner at epsilon; Thm 5.6's Omega(1/(alpha eps)) "
-                   f"with constant 1 (not stated in BNS15): {bound:.0f}",
+            theory=f"active < GenericLearner at epsilon; 1/(alpha eps) = {bound:.0f}: our "
+                   "illustration of Thm 5.6's Omega(1/(alpha eps)) with an assumed constant 1 "
+                   "(ours, not BNS15's: the theorem states no constant)",
             verdict=separation_note(separation_verdict(a, g, bound)),
+            statistic=STAT_SEPARATION,
+            trials=trial_set(("c15_active_queries", {"epsilon": eps}),
+                             ("c15_generic_queries", {"epsilon": eps})),
             slope=math.nan, slope_lo=math.nan, slope_hi=math.nan,
             d=1, epsilon=eps, alpha=float(alpha), extra="separation"))
     return rows
@@ -202,7 +229,8 @@ def privacy_rows(audit=None) -> list[VerdictRow]:
         theory=(f"<= epsilon (+{active_audit.TOL:g} float tolerance); alternative: a "
                 f"non-private active learner (CAL by binary search), loss = infinity "
                 f"(computed on the same pools: {cal:g})"),
-        verdict=privacy_verdict(audit), d=1, epsilon=float(worst["epsilon"]), extra="privacy"),
+        verdict=privacy_verdict(audit), statistic=STAT_AUDIT, trials=AUDIT_TRIALS, d=1,
+        epsilon=float(worst["epsilon"]), extra="privacy"),
         VerdictRow(
         claim="C15", figure="c15_active", setting=setting + ": amplification and teeth",
         paper="Claim 5.7: subsampling amplifies the inner learner's 1-DP to "
@@ -220,7 +248,8 @@ def privacy_rows(audit=None) -> list[VerdictRow]:
         verdict=check_verdict(len(under) == len(audit) and bool(teeth),
                               f"{len(audit) - len(under)} settings above Claim 5.7's bound, "
                               f"{len(teeth)} without-pool settings above epsilon"),
-        d=1, epsilon=float(worst["epsilon"]), extra="privacy check")]
+        statistic=STAT_AMPLIFICATION, trials=AUDIT_TRIALS, d=1, epsilon=float(worst["epsilon"]),
+        extra="privacy check")]
 
 
 def _by_eps(trials, learner, n_col, alphas, beta):
@@ -250,7 +279,6 @@ def analyse(results) -> list[VerdictRow]:
             pool = (f"; pool n_pool = ceil((3+e) n_A/eps) = {pool_size(n_A, eps.min())} at "
                     f"eps={eps.min():g}, {pool_size(n_A, eps.max())} at eps={eps.max():g} "
                     f"(n_A={n_A})")
-        wrap = by_construction if learner == ACTIVE else str
         for alpha in alphas_of(nhat):
             # the epsilons of a trial share one pool (the sample does not depend on the
             # learner): trial indices are resampled once per replicate for every epsilon
@@ -269,8 +297,9 @@ def analyse(results) -> list[VerdictRow]:
                          f"n_hat: {_values(by[by.alpha == alpha])}{pool}",
                 theory=(theory_with_alternative((theory, theory), ALTERNATIVE[learner],
                                                 NAMES[learner])),
-                verdict=wrap(rate_verdict(fit, (theory, theory), ALTERNATIVE[learner],
-                                          NAMES[learner])),
+                verdict=by_construction(learner, rate_verdict(
+                    fit, (theory, theory), ALTERNATIVE[learner], NAMES[learner]), fit, theory),
+                statistic=STAT_SLOPE, trials=trial_set(exp),
                 slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
                 d=setting_value(trials, D, cast=int), alpha=float(alpha),
                 extra="active" if learner == ACTIVE else "generic"))
@@ -306,7 +335,8 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
                            if r.extra in ("active", "generic")) + "\n"
                  + "; ".join(f"alpha={r.alpha:g} at epsilon {r.epsilon:g}: "
                              f"{r.measured.split(';')[0]} vs 1/(alpha eps) = "
-                             f"{1 / (r.alpha * r.epsilon):.0f} ({r.verdict})"
+                             f"{1 / (r.alpha * r.epsilon):.0f} (our constant 1; "
+                             f"{r.verdict.rsplit('): ', 1)[-1]})"
                              for r in rows if r.extra == "separation"),
                  fontsize=8)
     plotting.legend_below(ax, 1)

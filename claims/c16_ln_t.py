@@ -1,10 +1,11 @@
-"""C16's counted statistic, ``d n_hat / d ln T`` (the samples one more unit of ``ln T`` costs
-the union learner), and what it is weighed against: the exponential mechanism's ``ln T``
-coefficient (KMMS19 Theorem 3.2 x BMN20 Lemma 4.6 on a triangle's three dual coordinates),
-the check that the measurement lies below it (a check, not evidence: the coefficient sits far
-above any plausible measurement), and the mechanism's own exponent on the population (the base
-measure of the target triangle's cell triples). ``claims.c16_union_polygons`` (its module
-docstring gives the derivation) builds the rows from these."""
+"""C16's ``d n_hat / d ln T`` (the samples one more unit of ``ln T`` costs the union learner;
+``statistic`` ``samples_per_unit_ln_t``, a check, not counted), and what it is weighed against:
+the exponential mechanism's ``ln T`` coefficient (KMMS19 Theorem 3.2 x BMN20 Lemma 4.6 on a
+triangle's three dual coordinates), the check that the measurement lies below it (a check, not
+evidence: the coefficient sits far above any plausible measurement), and the mechanism's own
+exponent on the population (the base measure of the target triangle's cell triples).
+``claims.c16_union_polygons`` (its module docstring gives the derivation) builds the rows from
+these."""
 
 from __future__ import annotations
 

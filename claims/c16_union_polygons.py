@@ -63,6 +63,13 @@ Rows and their rules:
   halfplanes is convex), so the design fixes the outcome: a built-in check, not counted;
 * greedy: the slope of its ``n_hat`` against ``log b``, against 0 (the VC dimension of unions
   of two triangles does not depend on ``T``): a non-private reference row, not counted.
+
+Each row names what it computes (``statistic``) and the runs it reads (``trials``: one learner's
+runs of one experiment, :func:`runs`; the foil's, the union learner's at the largest ``n``).
+The union learner's counted slope row and the foil read common runs of ``c16_union_polygons``
+(the largest-``n`` cells are on the slope's error curves), so
+:func:`claims.accounting.one_per_trial_set` counts them as one joint row that holds only if
+both hold; ``c16_theorem_budget``'s slope row reads other trials and counts on its own.
 """
 
 from __future__ import annotations
@@ -76,7 +83,7 @@ from analysis.aggregate import ERROR_COL
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import linear_in_log_x, sample_complexity_slope_against
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, setting_value
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, setting_value, trial_set
 from claims.accounting import breakdown
 from claims.c16_ln_t import (counted_alpha, ln_t_verdict,
                               mechanism_ln_t_coefficient, target_triple_exponent)
@@ -101,6 +108,17 @@ LABELS = {MAIN: "union learner (Thm 5.1): Set Cover Learner over triangles, k = 
 # the greedy cover's short name is the one C11's greedy set cover baseline goes by
 SHORT = {MAIN: "union learner", CONVEX: "convex learner", GREEDY_LEARNER: columns.GREEDY}
 VC_TRIANGLES = 7  # VC dimension of triangles in the plane
+# What each row computes (VerdictRow.statistic); its trials are one learner's runs of its
+# experiment (``[learner=...]``: the convex foil is fitted on the union learner's samples)
+STAT_LN_T = "samples_per_unit_ln_t"  # d n_hat / d ln T, least squares of n_hat on ln T
+STAT_SLOPE = "loglog_slope_b"  # slope of log n_hat against log b (b = log2 T)
+STAT_FOIL = "error_at_largest_n_vs_best_convex"  # mean error at the largest n of every T
+STAT_CONVEX = "least_mean_error_vs_best_convex"  # the convex learner's least mean error
+
+
+def runs(experiment: str, learner: str, **cells) -> str:
+    """The ``trials`` of a row: ``learner``'s runs of ``experiment`` (narrowed to ``cells``)."""
+    return trial_set((experiment, {"learner": learner, **cells}))
 
 
 def theorem_bound(T_: float, alpha: float, beta: float, eps: float, delta: float,
@@ -160,7 +178,7 @@ def error_interval(errors) -> tuple[float, float, float]:
     return m, lo, hi
 
 
-def foil_rows(trials, bc: dict) -> list[VerdictRow]:
+def foil_rows(trials, bc: dict, experiment: str = EXPERIMENT) -> list[VerdictRow]:
     """The union learner below the best convex error (counted); the convex learner above it
     (a check: the design fixes it)."""
     rows = []
@@ -186,7 +204,11 @@ def foil_rows(trials, bc: dict) -> list[VerdictRow]:
         measured="mean error [95%]: " + "; ".join(parts),
         theory=f"below the best error of any convex set, {', '.join(f'{x:g}' for x in bcs)} "
                f"(exact); alternative: at or above it (no better than a convex learner)",
-        verdict=v, d=setting_value(trials, D, cast=int), extra=f"{MAIN}; foil"))
+        verdict=v, statistic=STAT_FOIL,
+        trials=(runs(experiment, MAIN, n=int(top[min(bc)])) if len({top[t] for t in bc}) == 1
+                else trial_set(*[(experiment, {"learner": MAIN, "T": int(t), "n": int(top[t])})
+                                 for t in sorted(bc)])),
+        d=setting_value(trials, D, cast=int), extra=f"{MAIN}; foil"))
     conv = trials[trials.learner == CONVEX]
     if not conv.empty:
         means = conv.groupby([T, "n"])["error"].mean()
@@ -202,6 +224,7 @@ def foil_rows(trials, bc: dict) -> list[VerdictRow]:
             theory=f">= the best convex error {', '.join(f'{x:g}' for x in bcs)} by design",
             verdict=check_verdict(bool(worst_gap >= -1e-12),
                                   f"mean error {worst_gap:+.3g} below the best convex error"),
+            statistic=STAT_CONVEX, trials=runs(experiment, CONVEX),
             d=setting_value(trials, D, cast=int), extra=f"{CONVEX}; foil"))
     return rows
 
@@ -220,7 +243,7 @@ def _nhat_text(nh, sub) -> str:
 
 
 def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
-               label: str = "") -> list[VerdictRow]:
+               label: str = "", experiment: str = EXPERIMENT) -> list[VerdictRow]:
     bs = np.sort(trials["b"].unique())
     th_lo = loglog_slope(bs, bs * math.log(2) + math.log(2 / beta))[0]
     rng_txt = f"T=2^{int(bs.min())}..2^{int(bs.max())}"
@@ -249,8 +272,6 @@ def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
             per_ln = sample_complexity_slope_against(sub, T, alpha, beta, error_col=ERROR_COL,
                                                      n_boot=n_boot, slope_fn=linear_in_log_x)
             coef = mechanism_ln_t_coefficient(k, alpha, eh)
-            # the margin at this alpha's cells (censored ones at the grid's largest n)
-            nv = np.where(ok, nh["n_hat"].to_numpy(float), float(sub["n"].max()))
             tol = math.nan  # no margin from the data: the row is a check (ln_t_verdict)
             ln_fits[float(alpha)] = (per_ln, coef, tol, txt, eh, priv, eps_col)
             txt += (f"; d n_hat / d ln T = "
@@ -273,7 +294,8 @@ def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
             paper="n = O~(k log T / (alpha eps)) (Thm 5.1)" if learner == MAIN
             else "non-private: n independent of T",
             measured=f"slope of log n_hat vs log b = {fmt_slope(fit)}; n_hat {txt}",
-            theory=theory, looseness=looseness, verdict=v, slope=fit["slope"],
+            theory=theory, looseness=looseness, verdict=v, statistic=STAT_SLOPE,
+            trials=runs(experiment, learner), slope=fit["slope"],
             slope_lo=fit["lo"], slope_hi=fit["hi"], d=setting_value(trials, D, cast=int),
             epsilon=eps_col, alpha=float(alpha),
             extra=f"{learner}{label}; {rng_txt}"))
@@ -287,12 +309,13 @@ def slope_rows(trials, nhat, learner: str, beta: float, n_boot: int,
             if r.alpha != a:
                 r.verdict = breakdown(f"the same trials as alpha = {a:g}, whose slope row "
                                       "counts", r.verdict)
-        rows.insert(0, ln_t_row(a, *ln_fits[a], label=label, rng_txt=rng_txt, gamma=gamma))
+        rows.insert(0, ln_t_row(a, *ln_fits[a], label=label, rng_txt=rng_txt, gamma=gamma,
+                                experiment=experiment))
     return rows
 
 
 def ln_t_row(alpha, fit, coef, tol, nhat_txt, eh, priv, eps_col, *, label: str,
-             rng_txt: str, gamma: float = math.nan) -> VerdictRow:
+             rng_txt: str, gamma: float = math.nan, experiment: str = EXPERIMENT) -> VerdictRow:
     """The experiment's counted row: ``d n_hat / d ln T`` against the mechanism's ``ln T``
     coefficient and a ``T``-free cost (module docstring)."""
     bands = (f"a check, not evidence: C lies {coef / fit['slope']:.0f}x above the measured "
@@ -322,7 +345,8 @@ def ln_t_row(alpha, fit, coef, tol, nhat_txt, eh, priv, eps_col, *, label: str,
                    f"cell triples have base measure ~ T^-gamma, gamma = {gamma:.2f} (exact "
                    f"cell masses), where C assumes 24" if np.isfinite(gamma) else "")),
         looseness=coef / fit["slope"] if fit["slope"] > 0 else math.nan,
-        verdict=ln_t_verdict(fit, coef, tol), slope=fit["slope"], slope_lo=fit["lo"],
+        verdict=ln_t_verdict(fit, coef, tol), statistic=STAT_LN_T,
+        trials=runs(experiment, MAIN), slope=fit["slope"], slope_lo=fit["lo"],
         slope_hi=fit["hi"], d=2, epsilon=eps_col, alpha=float(alpha),
         extra=f"{MAIN}{label}; d n_hat / d ln T")
 
@@ -339,11 +363,12 @@ def analyse(results) -> list[VerdictRow]:
     if data is not None:
         trials, nhat = data
         rows += slope_rows(_bits(trials), nhat, MAIN, beta_of(nhat), results.n_boot,
-                           label=" at the theorem's budget")
+                           label=" at the theorem's budget", experiment=THEOREM)
     data = results.load(GREEDY)
     if data is not None:
         trials, nhat = data
-        rows += slope_rows(_bits(trials), nhat, GREEDY_LEARNER, beta_of(nhat), results.n_boot)
+        rows += slope_rows(_bits(trials), nhat, GREEDY_LEARNER, beta_of(nhat), results.n_boot,
+                           experiment=GREEDY)
     return rows
 
 
@@ -423,7 +448,7 @@ def _error_panel(ax, results, rows) -> None:
     ax.set_xlabel("n (all examples private)")
     ax.set_ylabel("true error (exact; mean, 95% interval over trials)")
     ax.grid(True, which="both", alpha=0.3)
-    foil = [r for r in rows if r.extra.endswith("foil")]
+    foil = [r for r in rows if r.extra.endswith("foil") and r.extra.split(";")[0] in SHORT]
     ax.set_title("the foil: error against n\n" + "\n".join(
         f"{SHORT[r.extra.split(';')[0]]}: {r.verdict}" for r in foil), fontsize=7)
     plotting.legend_below(ax, ncol=1)

@@ -9,6 +9,9 @@ with its ``log(1/alpha)`` factor (1.18 at d = 1, 1.28 at d = 2) and Theorem 4.9'
 with intervals, the explicit bound of Theorem 4.9 (``|G|`` at ``n_pub = n``, the theorem's worst
 case, and at ``n_pub = w_pub n``), the O-shape with one constant fitted to the PPM points and
 the non-private shape ``(d + ln(1/beta))/alpha`` fitted to the ERM points.
+
+Provenance: each row's ``statistic`` is ``loglog_slope_alpha`` and its ``trials`` its own
+experiment (one per d; all alphas are read off those trials), so the two rows share no trial.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value, trial_set
 from claims.predictions import rate_verdict, theory_with_alternative
 from claims.verdicts import explicit_bound_note
 from ppm import bounds
@@ -31,6 +34,9 @@ STATEMENT = "realizable: n ~ 1/alpha (Thm 4.9)"
 # use the realizability, e.g. one paying the square-root deviation of Theorem 4.10).
 ALTERNATIVE = (2.0, 2.0)
 NAMES = ("Thm 4.9's 1/alpha", "the agnostic 1/alpha^2")
+# What each row computes (VerdictRow.statistic): the slope of log n_hat against log(1/alpha),
+# every alpha read off the same trials of one experiment (one d): one row per experiment.
+STATISTIC = "loglog_slope_alpha"
 
 
 def _setting(trials, nhat):
@@ -76,6 +82,7 @@ def analyse(results) -> list[VerdictRow]:
             verdict=explicit_bound_note(rate_verdict(fit, pred, ALTERNATIVE, NAMES,
                                                      worse="above"),
                                         bool(np.all(looseness >= 1))),
+            statistic=STATISTIC, trials=trial_set(exp),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=d, epsilon=epsilon, w_pub=w_pub, extra="alphas " + " ".join(f"{a:g}" for a in alphas),
         ))

@@ -20,6 +20,13 @@ the counted row is the two-term fit (:func:`two_term_verdict`,
 :func:`analysis.floor_slope.two_term_family`) and the pure slope is a breakdown; a smooth
 range whose theory readings reach the alternative is a breakdown too. docs/claims/c2_agnostic.md
 states the rules.
+
+Provenance (``statistic``, ``trials``): the hard family's rows name, per sweep, the populations
+they read (``alpha_target``: one population, hence different trials, per alpha) at their
+epsilon (:func:`family_trial_set`); the small-alpha range and the two-term range share the
+alpha = 0.01 population, so at epsilon = 1 they are counted once, jointly
+(:func:`claims.accounting.one_per_trial_set`). The smooth population's rows read every alpha
+off the same trials of one epsilon (``c2_agnostic[epsilon=...]``).
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value, trial_set
 from claims.outcomes import fit_defect, inconclusive, interval_defect
 from claims.predictions import prediction_bands, rate_verdict, theory_with_alternative
 from claims.verdicts import explicit_bound_note, fmt_slope
@@ -53,6 +60,7 @@ FAMILY_SMALL = "c2_hard_family_small_alpha"
 # per n range, read as part of the family: _load_family)
 FAMILY_FINE = ("c2_hard_family_fine", "c2_hard_family_fine_alpha0025",
                "c2_hard_family_fine_alpha00125")
+SMOOTH = "c2_agnostic"  # the smooth population (overlapping clusters)
 REFERENCE = "reference (non-private)"
 # The rate Theorem 4.10 argues against in the agnostic setting: the privacy term alone,
 # 1/(epsilon alpha) (slope 1), i.e. a learner whose cost would not pay the 1/alpha^2 of the
@@ -70,6 +78,12 @@ TWO_TERM_PREDICTED = (1.5, 2.0)
 TWO_TERM_NAMES = ("Thm 4.10's 1/alpha^2 term", "1/alpha alone (A = 0)")
 PURE_NOTE = ("breakdown (the pure slope: both terms of A/alpha^2 + B/(epsilon alpha) weigh "
              "over this range, the two-term row is counted)")
+# What each row computes (VerdictRow.statistic). The hard family's slope reads each population
+# at its own alpha (a different population per alpha: different trials); the smooth
+# population's reads every alpha off the same trials of one curve.
+FAMILY_STAT = "family_loglog_slope_alpha"
+TWO_TERM_STAT = "two_term_local_slope"
+SMOOTH_STAT = "loglog_slope_alpha"
 OVERLAP_NOTE = ("breakdown (Thm 4.10's range reaches its alternative here: the design cannot "
                 "separate them, not counted)")
 
@@ -161,6 +175,29 @@ def _load_family(results):
     return pd.concat([data[0], *more], ignore_index=True), data[1]
 
 
+def family_trial_set(results, alphas, eps) -> str:
+    """The ``trials`` of a hard-family row: in each of the family's sweeps, the populations
+    (``alpha_target``: one population, so different trials, per alpha; not alphas read off one
+    curve) of ``alphas`` that the sweep holds for the row's learner, PPM at ``eps`` (``None``:
+    non-private ERM, which runs beside every epsilon)."""
+    parts = []
+    for exp in (FAMILY, FAMILY_SMALL, *FAMILY_FINE):
+        data = results.load(exp)
+        if data is None:
+            continue
+        tri = data[0]
+        mine = (tri[tri.learner == ERM] if eps is None else
+                tri[(tri.learner == PPM) & np.isclose(tri[EPSILON], eps)])
+        held = mine[ALPHA_TARGET].unique()
+        for a in alphas:
+            if np.isclose(held, a).any():
+                where = {"alpha_target": float(a)}
+                if eps is not None:
+                    where["epsilon"] = float(eps)
+                parts.append((exp, where))
+    return trial_set(*parts)
+
+
 def _family_rows(results) -> list[VerdictRow]:
     data = _load_family(results)
     if data is None:
@@ -179,6 +216,7 @@ def _family_rows(results) -> list[VerdictRow]:
                    censored_frac=s.censored_frac, direction=s.direction,
                    resolution=s.resolution)
         two_terms = eps is not None and s.alpha_min >= SMALL_ALPHA
+        cells = family_trial_set(results, reg, eps)
         if eps is None:
             th = {"rate": 2.0, "O-shape": 2.0, "explicit": 2.0}  # (d + ln 1/beta) / alpha^2
             who, v = "non-private ERM (reference)", REFERENCE
@@ -192,7 +230,7 @@ def _family_rows(results) -> list[VerdictRow]:
                 g = trials[(trials.learner == PPM) & (trials[EPSILON] == eps)
                            & trials[ALPHA_TARGET].isin(reg)]
                 rows.append(_two_term_row(g, beta, eps, d, w_pub, c, s.regime,
-                                          results.n_boot))
+                                          results.n_boot, cells))
         rows.append(VerdictRow(
             claim="C2", figure="c2_agnostic",
             setting=f"hard family (margin 1/2 -+ {c:g} alpha, one population per alpha), "
@@ -203,7 +241,8 @@ def _family_rows(results) -> list[VerdictRow]:
                      f"{fmt_slope(fit)} ({s.n_points} uncensored alphas{_censored_text(fit)})",
             theory=_theory_text(th) if eps is not None else "2",
             # (the counted rows name the alternative in _theory_text)
-            verdict=v, slope=s.slope, slope_lo=s.lo, slope_hi=s.hi, d=d,
+            verdict=v, statistic=FAMILY_STAT, trials=cells,
+            slope=s.slope, slope_lo=s.lo, slope_hi=s.hi, d=d,
             epsilon=math.nan if eps is None else float(eps), w_pub=w_pub,
             extra=f"hard family, {s.regime}" + ("" if eps is not None else ", non-private ERM")
                   + (", pure slope" if two_terms else "")))
@@ -227,10 +266,11 @@ def two_term_verdict(local: dict, misfit: dict) -> str:
     return rate_verdict(local, TWO_TERM_PREDICTED, ALTERNATIVE, TWO_TERM_NAMES)
 
 
-def _two_term_row(g, beta, eps, d, w_pub, c, regime, n_boot) -> VerdictRow:
+def _two_term_row(g, beta, eps, d, w_pub, c, regime, n_boot, cells="") -> VerdictRow:
     """The counted row of a range where both terms of Theorem 4.10 weigh: ``n_hat(alpha) =
     A/alpha^2 + B/alpha`` fitted (A, B >= 0) and read at the smallest alpha
-    (:func:`analysis.floor_slope.two_term_family`)."""
+    (:func:`analysis.floor_slope.two_term_family`); ``cells``: the trials it reads
+    (:func:`family_trial_set`)."""
     res = two_term_family(g, ALPHA_TARGET, beta, error_col=ERROR_COL, n_boot=n_boot)
     setting = (f"hard family (margin 1/2 -+ {c:g} alpha, one population per alpha), d={d}, "
                f"w_pub={w_pub:g}, epsilon={eps:g}, {regime}, two-term fit")
@@ -241,7 +281,8 @@ def _two_term_row(g, beta, eps, d, w_pub, c, regime, n_boot) -> VerdictRow:
                                                TWO_TERM_NAMES)
                 + " (local slope 1 + the 1/alpha^2 term's share at the smallest alpha; Thm "
                   "4.10's constants give 1 + epsilon/(epsilon + alpha))",
-                d=d, epsilon=float(eps), w_pub=w_pub, extra=f"hard family, {regime}, two-term")
+                d=d, epsilon=float(eps), w_pub=w_pub, extra=f"hard family, {regime}, two-term",
+                statistic=TWO_TERM_STAT, trials=cells)
     local, misfit = res.get("local"), res.get("misfit")
     if local is None:
         return VerdictRow(measured=f"{res['alphas'].size} alphas: the two-term fit needs 3",
@@ -261,7 +302,7 @@ def _two_term_row(g, beta, eps, d, w_pub, c, regime, n_boot) -> VerdictRow:
 # ------------------------------------------------------------------------ smooth population
 
 
-def _ppm_rows(tri, sub, eps, beta, d, w_pub, alphas, n_boot) -> list[VerdictRow]:
+def _ppm_rows(tri, sub, eps, beta, d, w_pub, alphas, n_boot, exp=SMOOTH) -> list[VerdictRow]:
     ok = plotting.uncensored(sub)
     explicit = np.array([bounds.agnostic_sample_complexity(a, beta, eps, d)
                          for a in sub["alpha"]], dtype=float)
@@ -282,6 +323,8 @@ def _ppm_rows(tri, sub, eps, beta, d, w_pub, alphas, n_boot) -> list[VerdictRow]
             theory=_theory_text(th),
             looseness=float(np.median(loose)) if loose.size else math.nan,
             verdict=_smooth_verdict(fit, th, loose),
+            # every alpha of this epsilon is read off the same trials (both regimes)
+            statistic=SMOOTH_STAT, trials=trial_set((exp, {"epsilon": float(eps)})),
             slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
             d=d, epsilon=float(eps), w_pub=w_pub, extra=f"smooth population, {name}"))
     return rows
@@ -322,7 +365,7 @@ def _smooth_setting(trials, nhat):
 
 
 def _smooth_rows(results) -> list[VerdictRow]:
-    data = results.load("c2_agnostic")
+    data = results.load(SMOOTH)
     if data is None:
         return []
     trials, nhat = data
@@ -339,7 +382,7 @@ def _smooth_rows(results) -> list[VerdictRow]:
                 f"alpha <= {SMALL_ALPHA:g}",
         paper="non-private agnostic rate (d + ln 1/beta)/alpha^2",
         measured="slope = " + fmt_slope(fit) + _ratio_text(curves, eps_values, alphas),
-        theory="2", verdict=REFERENCE,
+        theory="2", verdict=REFERENCE, statistic=SMOOTH_STAT, trials=trial_set(SMOOTH),
         slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
         d=d, w_pub=w_pub, extra=f"smooth population, non-private ERM, alpha <= {SMALL_ALPHA:g}"))
     return rows
@@ -391,7 +434,7 @@ def _family_panel(ax, results, rows) -> None:
 def _smooth_panels(ax1, ax2, results, rows) -> None:
     """Left: 90% quantile of excess error vs n (the beta = 0.1 level n_hat inverts), with the
     explicit bound; right: n_hat vs alpha with the explicit n and the fitted O-shape."""
-    trials, nhat = results.load("c2_agnostic")
+    trials, nhat = results.load(SMOOTH)
     beta, alphas, d, w_pub, eps_values = _smooth_setting(trials, nhat)
     colors = {e: PALETTE[i % len(PALETTE)] for i, e in enumerate(eps_values)}
     ns = np.sort(trials["n"].unique()).astype(float)
@@ -431,7 +474,7 @@ def _smooth_panels(ax1, ax2, results, rows) -> None:
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
     has_family = results.load(FAMILY) is not None
-    has_smooth = results.load("c2_agnostic") is not None
+    has_smooth = results.load(SMOOTH) is not None
     if not (has_family or has_smooth):
         return
     fig, axes = plotting.panels(int(has_family) + 2 * int(has_smooth), 6.4, 6.6)
@@ -445,7 +488,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 
 CLAIM = Claim(id="C2", name="c2_agnostic", statement=STATEMENT,
-              experiments=(FAMILY, FAMILY_SMALL, *FAMILY_FINE, "c2_agnostic"), analyse=analyse,
+              experiments=(FAMILY, FAMILY_SMALL, *FAMILY_FINE, SMOOTH), analyse=analyse,
               plot=plot,
               headline={"epsilon": 1.0},
               # ~14 CPU-min (100 trials up to n = 131072): restored by make reproduce

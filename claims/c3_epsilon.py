@@ -23,6 +23,11 @@ bootstraps resample trial indices jointly across the epsilons. A cell censored i
 estimate or in a replicate enters at the edge of the grid (right-censored: the largest n, a
 lower bound on its n_hat); ``direction`` says which way such cells bound the statistic.
 docs/claims/c3_epsilon.md states the rule.
+
+Provenance: every alpha of one experiment is read off the same trials (``trials`` = the
+experiment), so the per-alpha floor-subtracted rows (``floor_slope``) of one d are counted
+once, as one joint row (:func:`claims.accounting.one_per_trial_set`), the per-alpha rows being
+its breakdowns; the plain slopes are ``loglog_slope_epsilon``.
 """
 
 from __future__ import annotations
@@ -34,10 +39,11 @@ import numpy as np
 import yaml
 
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, row_settings, setting_value
+from claims.base import (Claim, VerdictRow, alphas_of, beta_of, row_settings, setting_value,
+                         trial_set)
 from claims.outcomes import inconclusive
 from claims.predictions import rate_verdict, theory_with_alternative
-from claims.verdicts import counted, explicit_bound_note, fmt_slope
+from claims.verdicts import explicit_bound_note, fmt_slope
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.floor_slope import NON_POSITIVE_VALUE, floor_subtracted_slope_paired
@@ -55,6 +61,11 @@ RATE = (-1.0, -1.0)
 ALTERNATIVE = (0.0, 0.0)
 NAMES = ("1/epsilon", "no epsilon dependence")
 PLAIN_NOTE = "breakdown (the plain slope: biased toward 0 by the floor, not counted)"
+# What each row computes (VerdictRow.statistic); every alpha of one experiment is read off the
+# same trials, so its per-alpha counted rows are counted once, jointly
+# (claims.accounting.one_per_trial_set).
+FLOOR_STAT = "floor_slope"
+PLAIN_STAT = "loglog_slope_epsilon"
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "experiment"
 
 
@@ -72,7 +83,7 @@ def _setting(trials):
     return setting_value(trials, D, cast=int), setting_value(trials, W_PUB)
 
 
-def _too_few_epsilons(trials, nhat, alpha) -> VerdictRow:
+def _too_few_epsilons(trials, nhat, alpha, exp="") -> VerdictRow:
     """The row of a root whose sweep holds fewer than two epsilons <= 1 (an override such as
     ``ARGS="learner.epsilon=0.5"`` fixed the axis C3 compares): what was measured, no slope,
     and a verdict that says why, instead of an internal error from an empty selection."""
@@ -94,11 +105,13 @@ def _too_few_epsilons(trials, nhat, alpha) -> VerdictRow:
                              f"least two epsilons <= {PRIVACY_DOMINATES:g} (an override that "
                              f"fixes learner.epsilon leaves one)"),
         # the epsilon the trials judged hold (NaN when they hold several, e.g. 0.5 and 10)
+        statistic=FLOOR_STAT, trials=trial_set(exp) if exp else "",
         d=d, epsilon=row_settings(trials[trials.learner == PPM])["epsilon"],
         alpha=float(alpha), w_pub=w_pub, extra=f"epsilon {held}")
 
 
-def _plain_row(trials, nhat, alpha, n_boot, low, fit_hi, ratio, loose, th) -> VerdictRow:
+def _plain_row(trials, nhat, alpha, n_boot, low, fit_hi, ratio, loose, th,
+               exp="") -> VerdictRow:
     """The plain log-log slope over epsilon <= 1: shown, not counted (the floor B of
     ``n ~ A/epsilon + B`` pulls it toward 0)."""
     d, w_pub = _setting(trials)
@@ -125,6 +138,7 @@ def _plain_row(trials, nhat, alpha, n_boot, low, fit_hi, ratio, loose, th) -> Ve
         looseness=float(np.median(loose)) if loose else math.nan,
         verdict=f"{PLAIN_NOTE}: "
                 + rate_verdict(fit, RATE, ALTERNATIVE, NAMES, worse="below"),
+        statistic=PLAIN_STAT, trials=trial_set(exp) if exp else "",
         slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
         d=d, alpha=float(alpha), w_pub=w_pub, extra=f"epsilon {low_eps.min():g}..1, plain slope")
 
@@ -152,7 +166,9 @@ def _floor_text(fit, sub) -> str:
             f"log eps_eff = {fmt_slope(fit)} (" + "; ".join(notes) + ")")
 
 
-def _rows(trials, nhat, alpha, n_boot) -> list[VerdictRow]:
+def _rows(trials, nhat, alpha, n_boot, exp="") -> list[VerdictRow]:
+    """The counted floor-subtracted row of one alpha and its plain-slope breakdown; ``exp``:
+    the experiment the trials come from (the rows' ``trials``)."""
     beta, (d, w_pub) = beta_of(nhat), _setting(trials)
     ppm = trials[trials.learner == PPM]
     eps = np.sort(ppm[EPSILON].unique())
@@ -160,7 +176,7 @@ def _rows(trials, nhat, alpha, n_boot) -> list[VerdictRow]:
     erm = nhat[(nhat.learner == ERM) & (nhat.alpha == alpha)]
     low = ppm[ppm[EPSILON] <= PRIVACY_DOMINATES]
     if low[EPSILON].nunique() < 2:
-        return [_too_few_epsilons(trials, nhat, alpha)]
+        return [_too_few_epsilons(trials, nhat, alpha, exp)]
     fit = floor_subtracted_slope_paired(ppm, EPSILON, alpha, beta, fit_max=PRIVACY_DOMINATES,
                                         error_col=ERROR_COL, n_boot=n_boot)
     fit["n_uncensored"] = fit["n_points"]
@@ -195,10 +211,12 @@ def _rows(trials, nhat, alpha, n_boot) -> list[VerdictRow]:
                 + "; the floor-subtracted slope is -1 under n = A/epsilon + B whatever B"),
         looseness=float(np.median(loose)) if loose else math.nan,
         verdict=explicit_bound_note(verdict, all(v >= 1 for v in loose)),
+        statistic=FLOOR_STAT, trials=trial_set(exp) if exp else "",
         slope=fit["slope"], slope_lo=fit["lo"], slope_hi=fit["hi"],
         d=d, alpha=float(alpha), w_pub=w_pub,
         extra=f"epsilon {low_eps.min():g}..1, floor-subtracted")
-    return [counted_row, _plain_row(trials, nhat, alpha, n_boot, low, fit_hi, ratio, loose, th)]
+    return [counted_row, _plain_row(trials, nhat, alpha, n_boot, low, fit_hi, ratio, loose, th,
+                                    exp)]
 
 
 def _alphas(exp, nhat) -> np.ndarray:
@@ -221,7 +239,7 @@ def analyse(results) -> list[VerdictRow]:
         data = results.load(exp)
         if data is not None:
             for alpha in _alphas(exp, data[1]):
-                rows += _rows(*data, alpha, results.n_boot)
+                rows += _rows(*data, alpha, results.n_boot, exp)
     return rows
 
 
@@ -249,7 +267,8 @@ def _panel(ax, exp, trials, nhat, rows) -> None:
             ax.plot(grid, c * bounds.realizable_shape(alpha, beta, grid, d), color=color,
                     ls=":", lw=1, label=once("O-shape, one fitted constant (dotted)"))
     plotting.log_axes(ax, None, r"privacy parameter $\epsilon$", plotting.nhat_label(beta))
-    mine = [r for r in rows if r.d == d and counted(r.verdict)]
+    # the per-alpha floor-subtracted rows (breakdowns of the joint row once counted jointly)
+    mine = [r for r in rows if r.d == d and r.statistic == FLOOR_STAT]
     ax.set_title(f"d = {d}, w_pub = {w_pub:g}; floor-subtracted slope for eps <= 1: "
                  + plotting.fmt_values([(f"alpha {r.alpha:g}", r.slope) for r in mine]),
                  fontsize=9)
@@ -266,4 +285,5 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 
 CLAIM = Claim(id="C3", name="c3_epsilon", statement=STATEMENT, experiments=EXPERIMENTS,
-              analyse=analyse, plot=plot, headline={"d": 1, "w_pub": 0.5, "alpha": 0.05})
+              analyse=analyse, plot=plot, headline={"d": 1, "w_pub": 0.5, "alpha": 0.05},
+              committed=("c3_epsilon_d2",))

@@ -1,9 +1,12 @@
-"""C4 (Lemma 4.6, Theorem 4.9): the privacy price grows with the exact ``ln|G|``, not with d.
+"""C4 (Lemma 4.6, Theorem 4.9): the private price is at most ``(2/eps)(ln|G| + ln 1/beta)``
+with ``ln|G| = O(d^2 ln n_pub)``: it grows like d^2, not like d.
 
 BMN20 prices the private part of the sample through the exponential mechanism's excess, at most
 ``(2/epsilon)(ln|G| + ln 1/beta)`` mistakes, with ``ln|G| = O(d^2 ln n_pub)``; a learner paying
-only the non-private (VC) price grows like d. The COUNTED test reads the price from the
-mechanism's exact law at fixed (n, n_pub) (:mod:`claims.c4_price`, docs/claims/c4_dimension.md).
+only the non-private (VC) price grows like d. The bound is checked exactly on every sample; the
+COUNTED test reads the price's growth in d from the mechanism's exact law where the
+small-``n_pub`` cap does not bind (:mod:`claims.c4_price`, docs/claims/c4_dimension.md); d = 4
+is predicted blind (:mod:`claims.c4_blind`).
 
 This module adds the excess over ERM as a BREAKDOWN (:mod:`analysis.private_cost`): per setting
 ``(w_pub, epsilon, alpha)`` ``P(d) = n_hat_PPM(d) - n_hat_ERM(d)`` (ERM on the same samples) at
@@ -30,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from claims import c4_mechanism, c4_price, plotting
-from claims.base import Claim, VerdictRow, beta_of
+from claims.base import Claim, VerdictRow, beta_of, trial_set
 from claims.outcomes import fit_defect
 from claims.predictions import prediction_verdict
 from claims.verdicts import NOT_MEASURED, fmt_interval
@@ -38,7 +41,9 @@ from analysis.aggregate import ERROR_COL
 from analysis.private_cost import private_cost_ratio_pooled
 from experiments.columns import D, EPSILON, ERM, POPULATION, PPM, W_PUB
 
-STATEMENT = ("the exponential mechanism's privacy price grows with the exact ln|G| (~ d^2 ln n_pub), not with d")
+STATEMENT = ("the exponential mechanism's privacy price is at most (2/eps)(ln|G| + ln 1/beta) "
+             "with ln|G| = O(d^2 ln n_pub) (Lemma 4.6): it grows like d^2, not like d "
+             "(Theorem 4.9)")
 C1_SWEEPS = ("c1_realizable_d1", "c1_realizable_d2")
 D3_WPUB = "c4_dimension_d3_wpub"
 D3_FIT = "c4_epsilon_fit_d3"
@@ -53,6 +58,12 @@ COUNTED = {(0.1, 1.0): (0.09,), (0.1, 2.0): (0.05, 0.07, 0.09), (0.1, 4.0): (0.0
            (0.06, 4.0): (0.03, 0.04, 0.05), (0.06, 10.0): (0.03, 0.04, 0.05)}
 PAPER = "private cost ~ (ln|G| + ln 1/beta)/(eps alpha), ln|G| = O(d^2 ln n_pub) (Lemma 4.6)"
 NAMES = ("the ln|G|", "the d (VC) prediction")
+# the pools' sweeps and the d's each contributes (:func:`pool_trials`)
+POOL = ((c4_mechanism.EPSILON_FIT, (1, 2)), (D3_WPUB, (3,)), (D3_FIT, (3,)), (W06_D12, (1, 2)),
+        (W06_D3, (3,)))
+# provenance ids (VerdictRow.statistic): the pooled increments ratio R of the excess over ERM,
+# and one setting's R_s
+STAT_POOLED, STAT_SETTING = "excess_over_erm_ratio_R", "excess_over_erm_ratio_R_s"
 
 
 def _short(trials: pd.DataFrame) -> pd.DataFrame:
@@ -72,14 +83,14 @@ def _short(trials: pd.DataFrame) -> pd.DataFrame:
 
 
 def pool_trials(results) -> tuple[pd.DataFrame, float] | None:
-    """PPM and ERM trials of the small-w_pub pools at d = 1, 2, 3 (None without d = 3)."""
+    """PPM and ERM trials of the small-w_pub pools at d = 1, 2, 3 (None without d = 3), each
+    row tagged with the sweep it comes from (column ``experiment``: the rows' provenance)."""
     parts, beta = [], None
-    for exp, ds in ((c4_mechanism.EPSILON_FIT, (1, 2)), (D3_WPUB, (3,)), (D3_FIT, (3,)),
-                    (W06_D12, (1, 2)), (W06_D3, (3,))):
+    for exp, ds in POOL:
         data = results.load(exp)
         if data is not None:
             t = _short(data[0])
-            parts.append(t[t[D].isin(ds)])
+            parts.append(t[t[D].isin(ds)].assign(experiment=exp))
             beta = beta_of(data[1]) if beta is None else beta
     if not parts:
         return None
@@ -87,18 +98,21 @@ def pool_trials(results) -> tuple[pd.DataFrame, float] | None:
     return (t, beta) if (t[D] == 3).any() else None
 
 
-def wpub05_trials(results) -> list[tuple[pd.DataFrame, float, tuple]]:
-    """The w_pub = 0.5 pool: (trials, beta, alphas) at epsilon 1 (C1 sweeps + d = 3) and 10."""
+def wpub05_trials(results) -> list[tuple[pd.DataFrame, float, tuple, str]]:
+    """The w_pub = 0.5 pool: (trials, beta, alphas, their ``trials`` provenance) at epsilon 1
+    (C1 sweeps + d = 3) and 10."""
     out = []
     d3 = results.load("c4_dimension_d3")
     if d3 is not None:
-        parts = [results.load(e) for e in C1_SWEEPS] + [d3]
-        t = pd.concat([_short(p[0]) for p in parts if p is not None], ignore_index=True)
-        out.append((t, beta_of(d3[1]), tuple(float(a) for a in d3[1]["alpha"].unique())))
+        names = [e for e in C1_SWEEPS if results.load(e) is not None] + ["c4_dimension_d3"]
+        t = pd.concat([_short(results.load(e)[0]) for e in names], ignore_index=True)
+        out.append((t, beta_of(d3[1]), tuple(float(a) for a in d3[1]["alpha"].unique()),
+                    trial_set(*names)))
     e10 = results.load("c4_dimension_eps10")
     if e10 is not None:
         out.append((_short(e10[0]), beta_of(e10[1]),
-                    tuple(float(a) for a in e10[1]["alpha"].unique())))
+                    tuple(float(a) for a in e10[1]["alpha"].unique()),
+                    trial_set("c4_dimension_eps10")))
     return out
 
 
@@ -112,6 +126,7 @@ def counted_test(results, n_boot: int) -> dict | None:
     settings = {k: v for k, v in COUNTED.items() if k in present}
     fit = private_cost_ratio_pooled(t, settings, beta, error_col=ERROR_COL, n_boot=n_boot)
     fit["beta"], fit["missing"] = beta, sorted(set(COUNTED) - present)
+    fit["trials"] = trial_set(*t["experiment"].unique())
     return fit
 
 
@@ -149,11 +164,12 @@ def counted_row(fit: dict) -> VerdictRow:
         theory=f"ln|G| (BMN20): R in [{pred[0]:.2f}, {pred[1]:.2f}] (each setting's exact "
                f"ln|G| ratio; {fit['weighted']:.2f} with the theory's scales 1/(eps alpha)); "
                "alternative d (VC, the non-private price): R = 1",
-        verdict=verdict, slope=fit["ratio"], slope_lo=fit["lo"], slope_hi=fit["hi"],
+        verdict=verdict, statistic=STAT_POOLED, trials=fit.get("trials", ""),
+        slope=fit["ratio"], slope_lo=fit["lo"], slope_hi=fit["hi"],
         extra="excess over ERM")
 
 
-def _setting_row(label, s: dict, note: str, source: str) -> VerdictRow:
+def _setting_row(label, s: dict, note: str, source: str, trials: str) -> VerdictRow:
     w_pub, eps, alpha = label
     cens = s["censored"]
     return VerdictRow(
@@ -165,41 +181,50 @@ def _setting_row(label, s: dict, note: str, source: str) -> VerdictRow:
                  f"n_pub = w_pub n_hat: " + ", ".join(f"{v:.1f}" for v in s["log_g"])
                  + f"; R_s = {s['ratio']:.2f}{' (a lower bound)' if cens else ''}",
         theory=f"ln|G|: R_s = {s['rho']:.2f}; d: R_s = 1",
-        verdict=f"breakdown ({note}, not counted)", slope=s["ratio"],
+        verdict=f"breakdown ({note}, not counted)", statistic=STAT_SETTING, trials=trials,
+        slope=s["ratio"],
         epsilon=eps, alpha=alpha, w_pub=w_pub, extra=source)
 
 
 def setting_rows(results) -> list[VerdictRow]:
-    """Every setting of the pools, counted or not, with its own numbers (no interval)."""
+    """Every setting of the pools, counted or not, with its own numbers (no interval).
+
+    A setting's ``trials`` are the pool's sweeps at its w_pub, not narrowed by epsilon: ERM's
+    rows are kept once per (w_pub, d, n, trial) whichever epsilon's cell ran them
+    (:func:`analysis.private_cost.private_cost_ratio_pooled`), so a setting at one epsilon may
+    read ERM rows of another epsilon's cell (the same samples)."""
     rows = []
     pool = pool_trials(results)
     if pool is not None:
         t, beta = pool
         for (w, e), g in t[t.learner == PPM].groupby([W_PUB, EPSILON]):
             key = (float(w), float(e))
+            sources = trial_set(*t.loc[t[W_PUB] == w, "experiment"].unique())
             for a in POOL_ALPHAS.get(key[0], ()):
                 rows += _breakdown(t, {key: (a,)}, beta,
                                    "a setting of the counted test" if a in COUNTED.get(key, ())
-                                   else "outside the counted pool", "small-w_pub pool")
-    for t, beta, alphas in wpub05_trials(results):
+                                   else "outside the counted pool", "small-w_pub pool",
+                                   sources)
+    for t, beta, alphas, sources in wpub05_trials(results):
         for e in sorted(t.loc[t.learner == PPM, EPSILON].dropna().unique()):
             for a in alphas:
                 rows += _breakdown(t, {(0.5, float(e)): (a,)}, beta,
-                                   "w_pub = 0.5 pool: d = 3 only at n <= 48", "w_pub 0.5 pool")
+                                   "w_pub = 0.5 pool: d = 3 only at n <= 48", "w_pub 0.5 pool",
+                                   sources)
     return rows
 
 
-def _breakdown(t, setting, beta, note, source) -> list[VerdictRow]:
+def _breakdown(t, setting, beta, note, source, trials) -> list[VerdictRow]:
     fit = private_cost_ratio_pooled(t, setting, beta, error_col=ERROR_COL, n_boot=0)
     if fit["settings"]:
         label = fit["settings"][0]
-        return [_setting_row(label, fit["per_setting"][label], note, source)]
+        return [_setting_row(label, fit["per_setting"][label], note, source, trials)]
     w, e, a, why = fit["excluded"][0]
     return [VerdictRow(claim="C4", figure="c4_dimension",
                        setting=f"w_pub={w:g}, epsilon={e:g}, alpha={a:g}, d=1,2,3 ({source})",
                        paper=PAPER, measured=why, theory="ln|G| vs d",
                        verdict=f"breakdown ({note}, not counted): {NOT_MEASURED}",
-                       epsilon=e, alpha=a, w_pub=w, extra=source)]
+                       statistic=STAT_SETTING, trials=trials, epsilon=e, alpha=a, w_pub=w, extra=source)]
 
 
 def analyse(results) -> list[VerdictRow]:
@@ -295,15 +320,16 @@ def _nhat_panel(ax, fit: dict, w_pub: float) -> bool:
 
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
-    """(A) the counted test, the privacy price vs d; (B)-(D) the excess over ERM (breakdown);
-    then where ln|G| comes from and A(d) (checks)."""
+    """(A) the counted test, k_eff vs d; (B)-(E) the excess over ERM (breakdown); then where
+    ln|G| comes from and A(d) (checks); (H) the counted epsilon's levels against the bound."""
     fit = counted_test(results, 0)
     pooled = [r for r in rows if r.extra == "excess over ERM"]
     if fit is not None and pooled:
         fit.update(lo=pooled[0].slope_lo, hi=pooled[0].slope_hi)
     fig, axes = plt.subplots(2, 4, figsize=(22.4, 11.2), squeeze=False)
     cells = [ax for row in axes for ax in row]
-    used = [cells[0]] if c4_price.price_panel(cells[0], results) else []
+    used = [cells[0]] if c4_price.k_eff_panel(cells[0], results, rows) else []
+    used += [cells[7]] if c4_price.levels_panel(cells[7], results) else []
     if fit is not None and fit["settings"]:
         _normalised_panel(cells[1], fit)
         _cost_vs_log_g_panel(cells[2], fit)
@@ -313,11 +339,11 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
                                                 c4_mechanism.a_of_d_panel)) if draw(ax, results)]
     plotting.compact(fig, axes, used, (5.6, 5.6))
     head = [r for r in rows if r.extra == "counted test"]
-    verdict = (f"{head[0].verdict.split(' (')[0]}: R = "
+    verdict = (f"{head[0].verdict.split(' (')[0]}: k_eff ~ d^b, b = "
                f"{fmt_interval(head[0].slope, head[0].slope_lo, head[0].slope_hi)}"
                if head else "not measured here")
     plotting.save(fig, out_dir, "c4_dimension",
-                  f"C4: does the mechanism's privacy price grow with ln|G| or with d? {verdict}")
+                  f"C4: Lemma 4.6's bound and the price's growth in d (d^2 or d?): {verdict}")
 
 
 CLAIM = Claim(id="C4", name="c4_dimension", statement=STATEMENT, experiments=EXPERIMENTS,
@@ -329,8 +355,11 @@ CLAIM = Claim(id="C4", name="c4_dimension", statement=STATEMENT, experiments=EXP
               # its d = 3, n = 48 cell takes ~20 min on 2 cores: restored, quick twin kept
               committed=("c4_dimension_eps10",),
               # ln|G| from ConstrHalf's |C_pub| and the mechanism's exact privacy price at
-              # d = 1..3 (configs/c4_price.yaml; d = 4 is a GPU batch, its rows committed)
+              # d = 1..3 (configs/c4_price.yaml, and the counted nested design
+              # configs/c4_k_eff.yaml; d = 4 is a GPU batch, its rows committed)
               inputs=(("scripts.log_class_size", "c4_dimension/log_class_size.csv",
                        ("--max-subsets", "2e4")),
                       ("scripts.mechanism_price", "c4_dimension/privacy_price.csv",
-                       ("--samples", "3", "--dims", "1", "2"))))
+                       ("--samples", "3", "--dims", "1", "2")),
+                      ("scripts.mechanism_price", "c4_dimension/k_eff.csv",
+                       ("--nested", "--samples", "3", "--dims", "1", "2"))))

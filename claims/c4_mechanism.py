@@ -28,7 +28,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from claims.base import VerdictRow, beta_of
+from claims.base import VerdictRow, beta_of, trial_set
 from claims.verdicts import NOT_MEASURED, check_verdict, fmt_interval, verdict
 from analysis import class_size
 from analysis.class_size import fit_d2, local_exponents
@@ -45,6 +45,11 @@ EPSILON_FIT_SWEEPS = (EPSILON_FIT, "c4_epsilon_fit_d3", "c4_dimension_d3_wpub")
 # (the EM's price, ~10 mistakes at ln|G| ~ 21), so at d = 3 epsilon = 1 is censored
 FIT_ALPHAS = (0.05, 0.07, 0.09)
 FIGURE = "c4_dimension"
+# provenance ids (VerdictRow.statistic): (a)'s slope of the local exponent of ln|G| vs d, (c)'s
+# Lemma 4.6 check on A(d) (the same id at every alpha: one computation, several alphas read off
+# the same trials)
+STAT_CLASS_SIZE = "loglog_slope_class_size_exponent"
+STAT_A_OF_D = "lemma_4_6_privacy_cost_A_of_d"
 
 
 def _read(results, rel: str):
@@ -82,6 +87,7 @@ def class_size_row(results) -> list[VerdictRow]:
                "n_pub windows)",
         verdict=check_verdict(verdict(lo, hi, slopes[0], 2.0, 2.0, len(ds)) == "holds",
                               "the exponent of ln|G| does not grow like d^2"),
+        statistic=STAT_CLASS_SIZE, trials=trial_set(CLASS_SIZE_CSV.removesuffix(".csv")),
         slope=slopes[0], slope_lo=lo, slope_hi=hi, extra="ln|G| growth")]
 
 
@@ -149,6 +155,12 @@ def a_of_d(t: pd.DataFrame, alpha: float, beta: float, n_boot: int, seed: int = 
     return {"A": A, "A_lo": lo, "A_hi": hi, "B": B, "n_hat": nh, "log_G": log_G,
             "A_boot": boot_all,
             "n_ref": n_ref, "em_A": 2.0 * (log_G + math.log(1.0 / beta)) / alpha}
+
+
+def epsilon_fit_sources(results) -> str:
+    """The ``trials`` of the A(d) rows: those of :data:`EPSILON_FIT_SWEEPS` that have been run,
+    whole (every d and epsilon of each; every alpha is read off the same trials)."""
+    return trial_set(*[e for e in EPSILON_FIT_SWEEPS if results.load(e) is not None])
 
 
 def epsilon_fit_trials(results):
@@ -228,6 +240,7 @@ def epsilon_fit_rows(results) -> list[VerdictRow]:
     if out is None:
         return []
     tab, beta = out
+    sources = epsilon_fit_sources(results)
     rows = []
     for alpha, g in tab.groupby("alpha"):
         g = g.sort_values("d")
@@ -248,7 +261,7 @@ def epsilon_fit_rows(results) -> list[VerdictRow]:
                 f"log(ln|G| + ln 1/beta) = {fmt_interval(r_s, r_lo, r_hi)}",
             theory="check: A(d) <= Lemma 4.6's 2(ln|G| + ln 1/beta)/alpha at every d "
                    "(one-sided; a bound, not the rate: the counted test is the first C4 row)",
-            verdict=lemma_4_6_verdict(g),
+            verdict=lemma_4_6_verdict(g), statistic=STAT_A_OF_D, trials=sources,
             slope=s, slope_lo=lo, slope_hi=hi, alpha=float(alpha), w_pub=float(g.w_pub.iloc[0]),
             extra="privacy cost A(d)"))
     return rows
@@ -303,7 +316,7 @@ def a_of_d_panel(ax, results) -> bool:
         ax.errorbar(x[ok], g.A[ok], yerr=[lo[ok], hi[ok]], fmt="o-", color=f"C{i}",
                     capsize=3, label=f"A(d), alpha = {alpha:g}")
         ax.plot(x, g.em_A, "--", color=f"C{i}", lw=1,
-                label=f"Lemma 4.6: 2(ln|G| + ln 1/beta)/alpha")
+                label="Lemma 4.6: 2(ln|G| + ln 1/beta)/alpha")
         for xv, yv, d in zip(x[ok], g.A[ok], g.d[ok]):
             ax.annotate(f"d={d}", (xv, yv), fontsize=7)
     ax.set_xscale("log")

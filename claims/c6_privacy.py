@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from claims.accounting import audit_verdict
-from claims.base import Claim, VerdictRow
+from claims.base import Claim, VerdictRow, trial_set
 
 STATEMENT = "epsilon-DP w.r.t. the private examples only (Lemma 4.1)"
 EPSILONS = (0.1, 1.0, 3.0)  # the audit's privacy levels, cycled over the instances
@@ -60,6 +60,7 @@ def audit_instance(k: int, seed: int) -> dict:
     i = int(rng.choice(np.flatnonzero(~public)))
     return dict(d=d, method=method, epsilon=eps, n=n, X=X, y=y, public=public, i=i)
 AUDIT = "c6_privacy/audit.csv"
+STATISTIC = "exact_privacy_loss"  # the largest exact privacy loss over neighbours / epsilon
 TOL = 1e-9  # float tolerance on log-probabilities
 
 
@@ -87,6 +88,7 @@ def analyse(results) -> list[VerdictRow]:
                               detail=f"{int((c6['loss_worst'] > c6['epsilon'] + TOL).sum())} "
                                      f"above epsilon, scorers disagree in "
                                      f"{int(c6['methods_disagree'].sum())}"),
+        statistic=STATISTIC, trials=trial_set(AUDIT.removesuffix(".csv")),
         extra=f"max loss/epsilon per d and scorer: {per}")]
 
 

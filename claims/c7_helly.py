@@ -13,10 +13,11 @@ from __future__ import annotations
 import pandas as pd
 
 from claims.accounting import audit_verdict
-from claims.base import Claim, VerdictRow
+from claims.base import Claim, VerdictRow, trial_set
 
 STATEMENT = "G holds a rule at least as good as ERM (Lemma 4.5, Helly)"
 AUDIT = "c7_helly/helly.csv"
+STATISTIC = "exact_min_error_over_G_vs_erm"  # violations of min_G error <= ERM's error
 
 
 def analyse(results) -> list[VerdictRow]:
@@ -33,6 +34,7 @@ def analyse(results) -> list[VerdictRow]:
         theory="0 violations",
         verdict=audit_verdict(not c7["violation"].any(), len(c7), "instances",
                               detail=f"{int(c7['violation'].sum())} violations"),
+        statistic=STATISTIC, trials=trial_set(AUDIT.removesuffix(".csv")),
         extra=f"{len(c7)} exact audits")]
 
 

@@ -8,6 +8,9 @@ upper end is at most ``TOL`` (so a noisier measurement can only make "holds" har
 rule, point estimate within ``max(TOL, 3 se)``, let more noise pass more easily), does not hold
 when its lower end is above ``TOL``, and is inconclusive otherwise. Intervals are never narrower
 than the test sample's resolution ``1 / n_test`` (:func:`claims.verdicts.mean_ci`).
+
+Provenance: ``statistic`` ``paired_error_difference``; ``trials`` the relaxation's experiment at
+its largest n (``c8_eta[n=256]``): the two rows share no trial.
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ from __future__ import annotations
 import numpy as np
 
 from claims import plotting
-from claims.base import Claim, VerdictRow
+from claims.base import Claim, VerdictRow, trial_set
 from claims.verdicts import error_resolution, mean_ci
 from experiments.columns import D, ERM, ETA, PPM, PUBLIC_POS_RATE
 
 STATEMENT = "the construction survives the two relaxations"
 TOL = 0.02  # "essentially the same accuracy": the interval's upper end within 2 points of error
+# What each row computes (VerdictRow.statistic): the trial-matched difference of PPM's mean
+# error at a relaxation level and at level 0, at the largest n only (the row's trials are that
+# experiment's cells at that n).
+STATISTIC = "paired_error_difference"
 RELAXATIONS = (  # experiment, swept column, name, the paper's sentence, axis label
     ("c8_eta", ETA, "relaxation (i)",
      "same construction, essentially the same accuracy when privacy is only correlated with "
@@ -32,7 +39,8 @@ RELAXATIONS = (  # experiment, swept column, name, the paper's sentence, axis la
 )
 
 
-def _row(trials, x_col, name, paper) -> VerdictRow:
+def _row(trials, x_col, name, paper, exp="") -> VerdictRow:
+    """The row of one relaxation; ``exp``: the experiment the trials come from."""
     n = int(trials["n"].max())
     ppm = trials[(trials.learner == PPM) & (trials.n == n)]
     x0 = ppm[x_col].min()
@@ -65,11 +73,12 @@ def _row(trials, x_col, name, paper) -> VerdictRow:
                  f"holds with caveat: error grows by up to {worst:.3f} (at {worst_x:g}), "
                  "the interval within the relaxation level" if caveat_ok else
                  f"inconclusive (an interval reaches above {TOL:g}: more trials would decide)"),
+        statistic=STATISTIC, trials=trial_set((exp, {"n": n})) if exp else "",
         d=d, extra=name)
 
 
 def analyse(results) -> list[VerdictRow]:
-    return [_row(data[0], x_col, name, paper)
+    return [_row(data[0], x_col, name, paper, exp)
             for exp, x_col, name, paper, _ in RELAXATIONS
             if (data := results.load(exp)) is not None]
 
@@ -86,4 +95,5 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 
 CLAIM = Claim(id="C8", name="c8_relaxations", statement=STATEMENT,
-              experiments=("c8_eta", "c8_label_mix"), analyse=analyse, plot=plot)
+              experiments=("c8_eta", "c8_label_mix"), analyse=analyse, plot=plot,
+              committed=("c8_eta", "c8_label_mix"))

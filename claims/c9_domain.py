@@ -27,6 +27,12 @@ paired contrast counts and the PPM-flat row is a breakdown; the d = 2 rows read 
 learner's ``n_hat`` grows only 64 -> 88 over ``T`` = 16 .. 2^20, below its own theory, so at
 alpha 0.1 neither flatness nor the contrast separates: an inconclusive contrast names the design
 that would decide it (:data:`DECIDING_DESIGN`).
+
+Provenance: ``statistic`` ``loglog_slope_T`` (PPM flat) and ``paired_slope_difference_T`` (the
+contrast); ``trials`` ``c9_domain`` at d = 1 and C12's ``c12_grid_halfplanes`` at d = 2. Every
+alpha is read off the same trials, so the d = 1 contrasts of all alphas are counted once, as one
+joint row (:func:`claims.accounting.one_per_trial_set`: it holds only when every alpha's
+contrast holds).
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ import numpy as np
 from claims import c12_grid_halfplanes as c12
 from claims.accounting import breakdown
 from claims import plotting
-from claims.base import Claim, VerdictRow, alphas_of, beta_of, first
+from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, trial_set
 from claims.predictions import fmt_band, prediction_bands, rate_verdict, theory_with_alternative
 from claims.verdicts import counted, fmt_slope
 from ppm import bounds
@@ -50,6 +56,12 @@ from experiments.columns import EPSILON, ERM, FULLY_PRIVATE, PPM, T
 STATEMENT = "fully private learning pays for the domain; PPM does not"
 LEARNERS = ((PPM, "-"), (FULLY_PRIVATE, "--"), (ERM, "-."))
 CLAIM_HEADLINE_ALPHA = 0.1
+EXPERIMENT = "c9_domain"
+# What each row computes (VerdictRow.statistic): PPM's slope of log n_hat against log T, and the
+# paired difference of PPM's and the fully private learner's slopes on the same samples. Every
+# alpha is read off the same trials (those of EXPERIMENT at d = 1, C12's at d = 2).
+FLAT_STAT = "loglog_slope_T"
+CONTRAST_STAT = "paired_slope_difference_T"
 
 
 def _em_shape(Ts, alpha, beta, eps):
@@ -66,8 +78,9 @@ def _ln_t_range(Ts, beta, extra=0.0) -> tuple:
 
 
 def _rows(claim, trials, pp, fp, th, alpha, beta, n_boot, setting, fp_name, ppm_label,
-          fp_label, cols) -> list[VerdictRow]:
-    """The two counted rows of one alpha: PPM flat, and the paired contrast."""
+          fp_label, cols, cells="") -> list[VerdictRow]:
+    """The two counted rows of one alpha: PPM flat, and the paired contrast; ``cells``: the
+    trials both read (:func:`claims.base.trial_set`)."""
     paper = "fully private learning pays for the domain (Omega(log T)); PPM does not"
     flat = rate_verdict(pp, (0.0, 0.0), th, ("PPM flat", f"{fp_name}'s ln T"))
     band_p = prediction_bands((0.0, 0.0), th)[0]
@@ -90,7 +103,8 @@ def _rows(claim, trials, pp, fp, th, alpha, beta, n_boot, setting, fp_name, ppm_
                      f"{fp_name} {fmt_slope(fp, 3)}",
             theory=theory_with_alternative((0.0, 0.0), th, ("PPM 0", f"{fp_name} ln T"),
                                            digits=3),
-            verdict=flat, slope=pp["slope"], slope_lo=pp["lo"], slope_hi=pp["hi"], **cols),
+            verdict=flat, statistic=FLAT_STAT, trials=cells,
+            slope=pp["slope"], slope_lo=pp["lo"], slope_hi=pp["hi"], **cols),
         VerdictRow(
             claim=claim, figure="c9_domain", setting=setting + ", paired contrast",
             paper=paper,
@@ -98,13 +112,14 @@ def _rows(claim, trials, pp, fp, th, alpha, beta, n_boot, setting, fp_name, ppm_
                      f"{fmt_slope(diff, 3)}{bound}",
             theory=theory_with_alternative(pred, (0.0, 0.0), ("-(ln T slope)",
                                                               "no contrast 0"), digits=3),
-            verdict=contrast, slope=diff["slope"], slope_lo=diff["lo"], slope_hi=diff["hi"],
+            verdict=contrast, statistic=CONTRAST_STAT, trials=cells,
+            slope=diff["slope"], slope_lo=diff["lo"], slope_hi=diff["hi"],
             **{**cols, "extra": cols.get("extra", "") + ", paired contrast"}),
     ]
 
 
 def analyse(results) -> list[VerdictRow]:
-    data = results.load("c9_domain")
+    data = results.load(EXPERIMENT)
     if data is None:
         return []
     trials, nhat = data
@@ -122,7 +137,8 @@ def analyse(results) -> list[VerdictRow]:
         rows += _rows("C9", trials, pp, fp, th, alpha, beta, results.n_boot, setting,
                       "fully private EM", PPM, FULLY_PRIVATE,
                       dict(d=1, epsilon=eps, alpha=float(alpha),
-                           extra=f"T {int(Ts.min())}..{int(Ts.max())}"))
+                           extra=f"T {int(Ts.min())}..{int(Ts.max())}"),
+                      trial_set(EXPERIMENT))
     return one_fact(rows) + _d2_rows(results)
 
 
@@ -172,7 +188,8 @@ def _d2_rows(results) -> list[VerdictRow]:
         rows += _rows("C9", trials, pp, sc, th, alpha, beta, results.n_boot, setting,
                       "Set Cover Learner", PPM, c12.MAIN,
                       dict(d=2, epsilon=priv["ppm_epsilon"], alpha=float(alpha),
-                           extra=f"d=2 vs Set Cover Learner; T {int(Ts.min())}..{int(Ts.max())}"))
+                           extra=f"d=2 vs Set Cover Learner; T {int(Ts.min())}..{int(Ts.max())}"),
+                      trial_set(c12.EXPERIMENT))
     for r in rows:  # one fact, one row: C12 counts these trials
         if counted(r.verdict):
             r.verdict = breakdown(f"the {c12.EXPERIMENT} trials, which C12 counts", r.verdict)
@@ -180,7 +197,7 @@ def _d2_rows(results) -> list[VerdictRow]:
 
 
 def plot(results, rows: list[VerdictRow], out_dir) -> None:
-    trials, nhat = results.load("c9_domain")
+    trials, nhat = results.load(EXPERIMENT)
     beta = beta_of(nhat)
     Ts = np.sort(trials[T].unique()).astype(float)
     eps = first(trials[trials.learner == PPM], EPSILON)
@@ -218,5 +235,5 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     plotting.save(fig, out_dir, "c9_domain", "C9: domain size, fully private vs PPM")
 
 
-CLAIM = Claim(id="C9", name="c9_domain", statement=STATEMENT, experiments=("c9_domain",),
+CLAIM = Claim(id="C9", name="c9_domain", statement=STATEMENT, experiments=(EXPERIMENT,),
               analyse=analyse, plot=plot, headline={"alpha": CLAIM_HEADLINE_ALPHA})

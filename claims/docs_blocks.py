@@ -103,6 +103,10 @@ def claim_page(claim: Claim, summary_row, details: pd.DataFrame | None,
         out += [f"**Combined verdict.** {_cell(summary_row['verdict'])}", "",
                 f"**Headline setting.** {_cell(summary_row['setting'])}", "",
                 f"**Measured.** {_cell(summary_row['measured'])}", ""]
+        for label, col in (("Counted statistic", "statistic"), ("Trials it reads", "trials")):
+            text = _cell(summary_row.get(col))
+            if text and text != "nan":
+                out += [f"**{label}.** `{text}`", ""]
         theory = _cell(summary_row.get("theory"))
         if theory:
             out += [f"**Theory.** {theory}", ""]
@@ -125,7 +129,8 @@ def claim_page(claim: Claim, summary_row, details: pd.DataFrame | None,
     if fig:
         out += [f"![{claim.id}](../../{fig})", ""]
     if details is not None and len(details):
-        cols = [c for c in ("setting", "measured", "theory", "looseness", "verdict")
+        cols = [c for c in ("setting", "statistic", "trials", "measured", "theory", "looseness",
+                            "verdict")
                 if c in details]
         out += [f"Every setting (`results/{claim.name}/summary.csv`):", "",
                 compact_table(details[cols]).rstrip("\n")]

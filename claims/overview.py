@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from claims import plotting
+from claims.accounting import joint_part_verdict
+from claims.base import share_trials
 from claims.registry import CLAIMS
 from claims.verdicts import counted
 
@@ -53,11 +56,38 @@ def rows_of(root: Path) -> dict[str, pd.DataFrame]:
         df = pd.read_csv(path)
         if "slope" not in df:
             continue
+        df = _with_joint_parts(df)
         df = df[df["verdict"].map(counted) & np.isfinite(pd.to_numeric(df["slope"],
                                                                      errors="coerce"))]
         if len(df):
             out[claim.id] = df.reset_index(drop=True)
     return out
+
+
+def _with_joint_parts(df: pd.DataFrame) -> pd.DataFrame:
+    """A joint row (one trial set read at several alphas, counted once:
+    :func:`claims.accounting.one_per_trial_set`) has no interval of its own: it is drawn as its
+    readings, each with its own interval and verdict colour, labelled ``every: <reading>``."""
+    if "statistic" not in df:
+        return df
+    stat = df["statistic"].fillna("").astype(str)
+    rows = []
+    for i, r in df.iterrows():
+        if not stat[i].startswith("every("):
+            rows.append(r)
+            continue
+        labels = str(r.get("extra", "")).split(": ", 1)[-1].split(", ")
+        parts = [p for _, p in df.iterrows()
+                 if joint_part_verdict(p["verdict"]) is not None
+                 and share_trials(p["trials"], r["trials"])]
+        if len(labels) != len(parts):  # a label holding ", ": the readings' own settings
+            labels = [str(p["setting"]) for p in parts]
+        d = pd.to_numeric(pd.Series([r.get("d")]), errors="coerce").iloc[0]
+        head = f"every, d={d:g}" if np.isfinite(d) else "every"  # two trial sets at two d
+        for label, p in zip(labels, parts):
+            rows.append(pd.Series({**p.to_dict(), "setting": f"{head}: {label}",
+                                   "verdict": joint_part_verdict(p["verdict"])}))
+    return pd.DataFrame(rows).reset_index(drop=True) if rows else df.iloc[:0]
 
 
 def draw(root: Path, out_dir: Path | None = None) -> Path | None:
@@ -84,7 +114,9 @@ def draw(root: Path, out_dir: Path | None = None) -> Path | None:
                 else None
             ax.errorbar([mid], [yi], xerr=err, fmt="o", color=colour, ms=4, capsize=2)
         ax.set_yticks(y)
-        ax.set_yticklabels([str(s)[:28] for s in df["setting"]], fontsize=6)
+        # whole words only (a label cut mid-word misleads)
+        ax.set_yticklabels([textwrap.shorten(str(s), 34, placeholder=" …") for s in df["setting"]],
+                           fontsize=6)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", alpha=0.3)
         ax.set_title(f"{cid}: {statements.get(cid, '')}", fontsize=8)
@@ -94,7 +126,8 @@ def draw(root: Path, out_dir: Path | None = None) -> Path | None:
     fig.text(0.01, 0.0, "measured statistic (slope, ratio or difference of the claim's own "
              "test) with its interval, per counted setting; shaded: the band the theory admits; "
              "green holds, red does not hold, blue faster than the worst case, grey "
-             "inconclusive." + (f" Not an interval (audits, comparisons): {', '.join(without)}."
+             "inconclusive; 'every:' marks the readings of one trial set, counted once as one "
+             "row that holds only if each holds." + (f" Not an interval (audits, comparisons): {', '.join(without)}."
                                 if without else ""), fontsize=8, va="top")
     return plotting.save(fig, Path(out_dir) if out_dir else Path(root) / "figures", NAME,
                          "Every counted setting: measured vs predicted, per claim")

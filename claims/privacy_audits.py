@@ -19,21 +19,28 @@ Rule (:func:`claims.accounting.audit_verdict`, rows marked ``extra = "privacy au
 the verdict table lists them with the audits, never as evidence): "exact audit: passes (N
 neighbouring pairs)" / "statistical audit: passes (N runs)" iff the audit passes (``epsilon_lb
 <= epsilon``) AND its positive control fails (the same learner with its noise mis-scaled,
-audited against the same stated epsilon, gives ``epsilon_lb > epsilon``); otherwise "...: FAILS
-(...)": a control that passes means the audit had no power on its pairs and run counts, which
-fails the audit just as a violation does. An audit that lives in the test suite (LabelBoost)
+audited against the same stated epsilon, gives ``epsilon_lb > epsilon``); "...: FAILS (...)"
+when the stated epsilon is violated; "statistical audit: UNDERPOWERED (...)" when no violation
+is found but the control was not caught: the audit had no power on its pairs and run counts
+against that leak, so it vouches for nothing there (shown as such, never as "passes", and not
+as a failure of the learner). The control read is the one at ``factor``
+:data:`CONTROL_FACTOR` (2: the learner stated to lose twice its budget, the factor-2 bug) where
+the file has it, else the learner's only control (the exact active learner's: without its
+pool); the measured text also gives the smallest multiplier the audit detects
+(``smallest_detected``, its power curve over the multipliers, docs/privacy_audits.md). An audit that lives in the test suite (LabelBoost)
 reads "exact audit: in the test suite (...)", without a number.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
 from claims.accounting import PRIVACY_AUDIT, audit_verdict
 from experiments import columns
-from claims.base import Claim, VerdictRow
+from claims.base import Claim, VerdictRow, trial_set
 
 AUDIT = "privacy_audits/audit.csv"
 STATEMENT = "every private learner is (epsilon, delta)-DP w.r.t. its own neighbour relation"
@@ -50,7 +57,14 @@ LEARNERS = (
     "SetCoverLearner (literals)",
     "SetCoverLearner (halfplanes)",
     "DisjunctionLearner (literals)",
+    "GridRectangleMechanism",
+    "RectangleLabelBoostLearner",
 )
+# provenance ids (VerdictRow.statistic) per kind of audit; a learner missing from the file
+STATISTIC = {"exact": "exact_privacy_loss", "statistical": "privacy_audit_epsilon_lb",
+             "none": "not_audited"}
+MISSING = "privacy_audit_missing"
+CONTROL_FACTOR = 2.0
 IN_TESTS = "in the test suite"
 NOT_AUDITED = "none (not audited"  # a documented gap (kind none): an audit row, not a failure
 
@@ -59,9 +73,20 @@ def _num(v, digits: int = 3) -> str:
     return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
 
 
+def audit_trials(learner: str, rows: pd.DataFrame) -> str:
+    """The ``trials`` of one learner's row: its rows of ``privacy_audits/audit.csv``
+    (narrowed to the learner: each learner's audit is its own runs), and the results table its
+    ``source`` names when the audit was run elsewhere (PPM's: ``c6_privacy/audit.csv``)."""
+    parts = [(AUDIT.removesuffix(".csv"), {"learner": learner})]
+    for source in rows.get("source", pd.Series(dtype=str)).dropna().astype(str):
+        parts += [m for m in re.findall(r"results/([\w/.-]+?)\.csv", source)]
+    return trial_set(*parts)
+
+
 def _row(learner: str, rows: pd.DataFrame) -> VerdictRow:
     if rows.empty:
         return VerdictRow(claim="PA", figure="", setting=f"privacy audit of {learner} (none)",
+                          statistic=MISSING, trials=audit_trials(learner, rows),
                           paper=STATEMENT, measured="none: no audit of this learner",
                           theory="epsilon_lb <= epsilon; control's epsilon_lb > epsilon",
                           verdict=audit_verdict(False, 0, "runs", exact=False,
@@ -71,9 +96,12 @@ def _row(learner: str, rows: pd.DataFrame) -> VerdictRow:
     rows = rows[rows["kind"] == kind]
     real = rows[~rows["control"].astype(bool)].iloc[0]
     ctrl = rows[rows["control"].astype(bool)]
+    if "factor" in ctrl and (ctrl["factor"] == CONTROL_FACTOR).any():
+        ctrl = ctrl[ctrl["factor"] == CONTROL_FACTOR]
     what = "exact largest loss" if kind == "exact" else "epsilon_lb (95% lower bound)"
     common = dict(claim="PA", figure="", paper=f"{real['paper']}: {STATEMENT} "
                   f"({real['neighbours']})", epsilon=float(real["epsilon"]),
+                  statistic=STATISTIC[kind], trials=audit_trials(learner, rows),
                   extra=PRIVACY_AUDIT)
     if kind == "none":
         return VerdictRow(**common, setting=f"privacy audit of {learner} (none)",
@@ -97,15 +125,21 @@ def _row(learner: str, rows: pd.DataFrame) -> VerdictRow:
         control = c["setting"].split("CONTROL: ")[-1]
         measured += (f"; positive control ({control}): {what} = {_num(c['epsilon_lb'])} vs "
                      f"{_num(c['epsilon'])}: {'caught' if caught else 'NOT caught'}")
+        smallest = real.get("smallest_detected", math.nan)
+        if kind == "statistical" and not pd.isna(smallest):
+            measured += ("; smallest multiplier detected: " + (
+                f"{smallest:g}x" if math.isfinite(smallest) else "none of those tried"))
     passed = real["verdict"] == "passes"
     detail = ("the stated epsilon is violated" if not passed else
-              "the control was not caught: the audit has no power" if not caught else "")
+              "no violation found, but its positive control was not caught: at these runs it "
+              "cannot vouch for the guarantee against that leak" if not caught else "")
     return VerdictRow(**common, setting=f"privacy audit of {learner} ({kind}): "
                       f"{real['setting']}", measured=measured,
                       theory="epsilon_lb <= epsilon; control's epsilon_lb > epsilon",
-                      verdict=audit_verdict(passed and caught, int(real["runs"]),
+                      verdict=audit_verdict(passed, int(real["runs"]),
                                             "neighbouring pairs" if kind == "exact" else "runs",
-                                            exact=kind == "exact", detail=detail))
+                                            exact=kind == "exact", detail=detail,
+                                            underpowered=passed and not caught))
 
 
 def analyse(results, learners=LEARNERS) -> list[VerdictRow]:

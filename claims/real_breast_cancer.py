@@ -50,7 +50,7 @@ import pandas as pd
 from scipy import stats
 
 from claims import plotting
-from claims.base import Claim, VerdictRow
+from claims.base import Claim, VerdictRow, trial_set
 from claims.verdicts import LEVEL, mean_ci
 from experiments.columns import (DP_LOGISTIC, EPSILON, FEATURES, LOGISTIC, PPM, PUBLIC_ONLY,
                                  baseline_column)
@@ -199,11 +199,27 @@ def _eps_col(trials, learner: str) -> str:
 
 
 def _trials(results):
-    data = results.load("real_breast_cancer")
+    data = results.load(EXPERIMENT)
     return None if data is None else data[0].assign(accuracy=1.0 - data[0]["error"])
 
 
 DRAWS = "real_breast_cancer_draws/trials.csv"  # scripts/real_draws.py (module docstring)
+EXPERIMENT = "real_breast_cancer"
+# provenance id (VerdictRow.statistic): the mean paired accuracy difference PPM - DP-LR over
+# the splits with its Nadeau-Bengio corrected interval (:func:`split_mechanism_interval`)
+STATISTIC = "nadeau_bengio_accuracy_difference"
+
+
+def row_trials(epsilon: float, draws: bool) -> str:
+    """The ``trials`` of the row at ``epsilon``: the sweep's cells at that epsilon and, when
+    the comparison reads them, the mechanism draws at that epsilon (``scripts/real_draws.py``,
+    ``real_breast_cancer_draws``). The splits are the same 40 at every epsilon; the mechanisms'
+    draws differ (one cell per epsilon), so rows at different epsilons read different trials
+    but share the split-level part of their variance."""
+    parts = [(EXPERIMENT, {"epsilon": float(epsilon)})]
+    if draws:
+        parts.append((DRAWS.split("/")[0], {"epsilon": float(epsilon)}))
+    return trial_set(*parts)
 
 
 def _private_trials(results, trials):
@@ -281,6 +297,7 @@ def analyse(results) -> list[VerdictRow]:
             theory=("(no theorem: an application) PPM - DP-LR > 0; alternative: no difference "
                     f"(within +-{EQUIVALENCE:g}) or DP-LR better"),
             verdict=at_this_size(comparison(lo, hi, mde), floor, n, n_test),
+            statistic=STATISTIC, trials=row_trials(e, source.startswith(DRAWS)),
             epsilon=float(e), extra=f"{feats}, n_train={n}"))
     return rows
 
@@ -339,7 +356,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
 
 
 CLAIM = Claim(id="real data", name="real_breast_cancer", statement=STATEMENT,
-              experiments=("real_breast_cancer",), analyse=analyse, plot=plot,
+              experiments=(EXPERIMENT,), analyse=analyse, plot=plot,
               headline={"epsilon": 1.0}, has_theorem=False,
               # ~16 CPU-min (40 splits x 5 epsilons x 4 learners): restored by make reproduce
               committed=("real_breast_cancer",))

@@ -28,14 +28,15 @@ from pathlib import Path
 from claims import (c1_realizable, c2_agnostic, c3_epsilon, c4_dimension, c5_mixture_weight,
                     c6_privacy, c7_helly, c8_relaxations, c9_domain, c10_homogeneity,
                     c11_set_cover, c12_grid_halfplanes, c13_generic, c14_label_boost,
-                    c15_active, c16_union_polygons, privacy_audits, real_breast_cancer)
+                    c15_active, c16_union_polygons, c17_rectangles, privacy_audits,
+                    real_breast_cancer)
 from claims.base import Claim
 
 CLAIMS: tuple[Claim, ...] = tuple(m.CLAIM for m in (
     c1_realizable, c2_agnostic, c3_epsilon, c4_dimension, c5_mixture_weight, c6_privacy,
     c7_helly, c8_relaxations, c9_domain, c10_homogeneity, c11_set_cover, c12_grid_halfplanes,
-    c13_generic, c14_label_boost, c15_active, c16_union_polygons, real_breast_cancer,
-    privacy_audits))
+    c13_generic, c14_label_boost, c15_active, c16_union_polygons, c17_rectangles,
+    real_breast_cancer, privacy_audits))
 QUICK_SUFFIX = "_quick"
 
 

@@ -24,6 +24,7 @@ built-in checks, recognised by their verdict's prefix or ``extra = "privacy audi
 from __future__ import annotations
 
 import itertools
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -34,17 +35,18 @@ from analysis.aggregate import execution_only, fmt_value
 from analysis.dose_response import READINGS, use_reading
 
 from claims import plotting
-from claims.accounting import audit_count, claim_verdict, row_kind
+from claims.accounting import audit_count, claim_verdict, one_per_trial_set, row_kind
 from claims.base import (SMOKE_NOTE, SMOKE_PREFIX, Claim, ResultStore, VerdictRow, is_smoke,
-                         rows_frame)
+                         rows_frame, trial_set)
 from claims.registry import CLAIMS
+from claims.terminal import deciding_number, verdict_word
 from claims.verdicts import CSV_FLOAT_FORMAT, comparison_verdict, counted, markdown_table
 from experiments import columns
 from ppm.files import write_csv_atomic, zero_float_noise
 
-DETAIL_COLUMNS = ["claim", "setting", "measured", "theory", "looseness", "verdict"]
-TABLE_COLUMNS = ["claim", "paper", "measured", "theory", "looseness", "verdict", "figure"]
-AUDIT_COLUMNS = ["claim", "setting", "measured", "verdict"]
+DETAIL_COLUMNS = ["claim", "setting", "statistic", "trials", "measured", "theory", "looseness",
+                  "verdict"]
+AUDIT_COLUMNS = ["claim", "setting", "verdict"]
 AUDIT_HEADING = "## Audits and checks"
 AUDIT_NOTE = ("Exact audits of proven lemmas, statistical privacy audits and built-in checks: "
               "each can fail only through a bug (or, for a statistical audit, by chance at its "
@@ -154,9 +156,10 @@ def analyse(claim: Claim, results: ResultStore) -> list[VerdictRow]:
     """The claim's rows with the counted (fitted) reading of n_hat, each carrying the same
     row's statistic and verdict under the grid reading (``grid_*``: the reference; matched by
     claim, setting and extra)."""
-    rows = claim.analyse(results)
+    rows = one_per_trial_set(claim.analyse(results))
     with use_reading("grid"):
-        grid = {(r.claim, r.setting, r.extra): r for r in claim.analyse(results)}
+        grid = {(r.claim, r.setting, r.extra): r
+                for r in one_per_trial_set(claim.analyse(results))}
     for r in rows:
         g = grid.get((r.claim, r.setting, r.extra))
         if g is not None:
@@ -202,7 +205,7 @@ def _write_summary(claim: Claim, results: ResultStore, rows: list[VerdictRow]) -
     theory, verdict; a smoke run's verdicts marked as such)."""
     df = rows_frame(rows)
     write_csv(df, results.root / claim.name / "summary.csv")
-    shown = df[["setting", "measured", "theory", "verdict"]].assign(
+    shown = df[["setting", "statistic", "trials", "measured", "theory", "verdict"]].assign(
         **{"grid reading (reference)": [grid_text(r) for r in rows]})
     note = ""
     if results.smoke:
@@ -277,7 +280,10 @@ def collect(root: Path, claims=CLAIMS) -> pd.DataFrame:
               if (root / c.name / "summary.csv").exists()]
     if not frames:
         raise SystemExit(f"no */summary.csv under {root}: run make reproduce first")
-    return pd.concat(frames, ignore_index=True)
+    out = pd.concat(frames, ignore_index=True)
+    for col in ("statistic", "trials"):  # a summary written before provenance was recorded
+        out[col] = out[col].astype(object).fillna("") if col in out else ""
+    return out
 
 
 def _headline(own: pd.DataFrame, headline: dict) -> pd.Series:
@@ -304,7 +310,8 @@ def verdict_table(details: pd.DataFrame, claims=CLAIMS,
             verdict = f"{CANNOT} ({why})" if why else NOT_RUN
             rows.append(dict(claim=claim.id, paper=claim.statement, setting="",
                              measured=CANNOT if why else NOT_RUN, looseness=np.nan,
-                             verdict=verdict, figure="", kind="not run", audits=""))
+                             verdict=verdict, figure="", kind="not run", audits="",
+                             statistic="", trials=""))
             continue
         extras = sub["extra"].fillna("").astype(str) if "extra" in sub else [""] * len(sub)
         kinds = [row_kind(v, e) for v, e in zip(sub["verdict"], extras)]
@@ -330,8 +337,18 @@ def verdict_table(details: pd.DataFrame, claims=CLAIMS,
             kind=kind if claim.has_theorem else "comparison",
             audits="; ".join(f"{k}: {audit_count(v) or v}" if k == "audit" else str(v)
                              for v, k in zip(sub["verdict"], kinds) if k in ("audit", "check")),
+            # provenance of what the verdict counts: its statistics and the trials they read
+            statistic="; ".join(dict.fromkeys(_texts(own, "statistic"))),
+            trials=trial_set(*[p for t in _texts(own, "trials") for p in t.split(";")]),
         ))
     return pd.DataFrame(rows)
+
+
+def _texts(rows: pd.DataFrame, col: str) -> list[str]:
+    """The non-empty texts of a column (absent in a summary written before it existed)."""
+    if col not in rows:
+        return []
+    return [str(v) for v in rows[col] if isinstance(v, str) and v.strip()]
 
 
 def _comparison(own: pd.DataFrame, sub: pd.DataFrame) -> str:
@@ -355,10 +372,12 @@ def audit_rows(details: pd.DataFrame) -> pd.DataFrame:
     return out[out["kind"].isin(["audit", "check"])].reset_index(drop=True)
 
 
-# summary.md: at most this many characters per cell (the table stays readable, ~280 wide);
-# a cut cell ends in a pointer to summary_details.md, which (like summary.csv) keeps every word.
-MD_WIDTHS = {"paper": 48, "measured": 64, "theory": 40, "verdict": 60,
-             "setting": 64}  # setting: a column of the audits' table only
+# summary.md fits a page (every line <= PAGE_WIDTH): claim, verdict, the deciding number and
+# links; a cell longer than its width is cut and ends in a pointer to summary_details.md, which
+# (like summary.csv and the claim pages) keeps every word.
+MD_WIDTHS = {"verdict": 52, "deciding number": 28,
+             "setting": 40}  # setting: a column of the audits' table only
+PAGE_WIDTH = 120
 MORE = " …¹"
 MORE_NOTE = "¹ cut here; every word is in summary_details.md (and summary.csv)."
 
@@ -369,6 +388,38 @@ def cut(text, width: int) -> str:
     if len(text) <= width:
         return text
     return text[:max(0, width - len(MORE))].rstrip() + MORE
+
+
+def wrap(text: str, width: int = PAGE_WIDTH - 20) -> str:
+    """A markdown paragraph in lines of at most ``width`` characters (same rendering)."""
+    return textwrap.fill(text, width=width, break_long_words=False, break_on_hyphens=False)
+
+
+def page_table(stat: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The statistical verdict table as ``summary.md`` shows it: ``[C1]`` (a reference link to
+    the claim's page), the verdict, the deciding number (the headline row's measurement),
+    and the reference definitions and figure links that go under it."""
+    names = {c.id: c.name for c in CLAIMS}
+    claims, refs, figs = [], [], []
+    for r in stat.itertuples():
+        name = names.get(r.claim, "")
+        if name and r.kind != "not run":
+            claims.append(f"[{r.claim}]")
+            refs.append(f"[{r.claim}]: {name}/summary.md")
+        else:
+            claims.append(str(r.claim))
+        fig = str(r.figure or "")
+        if fig and fig != "nan":
+            figs.append(f"[{r.claim}](figures/{Path(fig).name})")
+    # the digest's words (claims.terminal): the verdict without its long explanations, the
+    # headline estimate with its interval; every word stays in summary_details.md
+    shown = pd.DataFrame({"claim": claims,
+                          "verdict": [verdict_word(v) for v in stat["verdict"]],
+                          "deciding number": [deciding_number(m) for m in stat["measured"]]})
+    under = "\n".join(refs)
+    if figs:
+        under = wrap("Figures: " + " · ".join(figs)) + "\n\n" + under
+    return shown, under + "\n"
 
 
 def readable(table: pd.DataFrame) -> pd.DataFrame:
@@ -404,16 +455,19 @@ def write_table(root: Path) -> pd.DataFrame:
         note = f"**{SMOKE_NOTE}**\n\n"
     write_csv(table, root / "summary.csv")
     stat = table[table["kind"] != "audit"]
-    shown = readable(stat[TABLE_COLUMNS])
+    full, under = page_table(stat)
+    shown = readable(full)
     audits = audit_rows(details)
     shown_audits = readable(audits[AUDIT_COLUMNS]) if len(audits) else audits
-    cut_any = (not shown.equals(stat[TABLE_COLUMNS])
+    cut_any = (not shown.equals(full)
                or (len(audits) and not shown_audits.equals(audits[AUDIT_COLUMNS])))
     section = ""
     if len(audits):
-        section = (f"\n{AUDIT_HEADING}\n\n{AUDIT_NOTE}\n\n"
+        section = (f"\n{AUDIT_HEADING}\n\n{wrap(AUDIT_NOTE)}\n\n"
                    + markdown_table(shown_audits))
-    (root / "summary.md").write_text(note + STAT_NOTE + "\n\n" + markdown_table(shown)
-                                     + section + (f"\n{MORE_NOTE}\n" if cut_any else ""))
+    (root / "summary.md").write_text(wrap(note.strip()) + ("\n\n" if note else "")
+                                     + wrap(STAT_NOTE) + "\n\n" + markdown_table(shown)
+                                     + "\n" + under + section
+                                     + (f"\n{MORE_NOTE}\n" if cut_any else ""))
     (root / "summary_details.md").write_text(note + markdown_table(details[DETAIL_COLUMNS]))
     return table

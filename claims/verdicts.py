@@ -256,7 +256,8 @@ def fmt_slope(fit: dict, digits: int = 2) -> str:
     return fmt_interval(fit["slope"], fit["lo"], fit["hi"], digits)
 
 
-def _kind(v: str) -> str:
+def outcome_kind(v: str) -> str:
+    """The outcome a verdict names: holds, faster, between, fails or inconclusive."""
     if v.startswith(("inconclusive", NOT_MEASURED)):
         return "inconclusive"
     if v.startswith("holds"):
@@ -295,14 +296,15 @@ def _combined(v: list[str]) -> str:
     m = len(v)
     if m == 1:
         return v[0]
-    kinds = pd.Series([_kind(x) for x in v]).value_counts()
+    kinds = pd.Series([outcome_kind(x) for x in v]).value_counts()
     n_inc = int(kinds.get("inconclusive", 0))
     conclusive = m - n_inc
     if 2 * conclusive <= m:
         return f"inconclusive ({conclusive} of {m} settings conclusive)"
     words = {"holds": "holds", "faster": FASTER, "between": BETWEEN, "fails": "does not hold"}
     found = [k for k in ("holds", "faster", "between", "fails") if kinds.get(k, 0)]
-    caveat = "holds" in found and any(x != HOLDS and _kind(x) == "holds" for x in v)
+    # a caveat is named as one ("holds with caveat: ..."); "holds (why)" explains, no caveat
+    caveat = "holds" in found and any("caveat" in x and outcome_kind(x) == "holds" for x in v)
     parts = []
     for k in found:
         word = words[k] + (" (with caveat)" if k == "holds" and caveat else "")

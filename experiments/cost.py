@@ -61,12 +61,11 @@ CONFIG_DIR = str(Path(__file__).resolve().parent.parent / "configs")
 H100_RATE_D3 = 3e11   # level-3 hypotheses/s, d >= 3 (bench_gpu.csv, 2026-11: 2.1e11-3.1e11)
 H100_RATE_D2 = 1.2e11  # level-2 hypotheses/s, d <= 2 (bench_gpu.csv, 2026-11: 1.19e11)
 H100_FULL_RATE_WORDS = 6  # d >= 3: 3e11 up to 6 words of 64 examples, 3e11 * 6 / W beyond
-# Level >= 4 (d = 4, whole histograms of C4's price design, configs/c4_price.yaml), measured on an
-# H200 (2026-11, docs/gpu.md): 4.1 s per sample end to end at |G| = 2.6e11 (n = 192, n_pub = 12,
-# |C_pub| ~ 1,588) and 16.4 s at 3.1e12 (n_pub = 14): 6.4e10 and 1.9e11 hypotheses/s. An H100
-# has about 0.7 of an H200's memory bandwidth; the model takes 0.7 x the smaller rate.
-H200_RATE_D4 = 6.4e10
-H100_PER_H200 = 0.7
+# Level >= 4 (d = 4, whole histograms of C4's price design, configs/c4_price.yaml), measured on
+# an H100 in one launch (results/bench_gpu.csv, docs/gpu.md): 1.9e11 hypotheses/s at |G| =
+# 2.6e11 (n = 192, |C_pub| 1,586) and 2.7e11 at 3.1e12 (n = 160, |C_pub| 2,940); the model takes
+# the smaller. (The earlier one-launch-per-prefix kernel scored 6.4e10 on an H200.)
+H100_RATE_D4 = 1.9e11
 PRICE_SAMPLE_OVERHEAD_S = 0.25  # ConstrHalf and the membership bitsets on the host, per sample
 GPU_WORKERS = 8       # trial workers sharing one GPU (n_jobs=8)
 FIT_OVERHEAD_S = 0.25  # worker-seconds per trial outside the scoring (module docstring)
@@ -96,7 +95,7 @@ def h100_seconds(scored_hypotheses: float, fits: int, d: int, n: int,
 def price_seconds(sizes, d: int, n: int) -> float:
     """H100 seconds of C4's price table at dimension ``d``: one whole histogram per sample of
     ``|G| = sizes[i]`` (one process, samples one after another)."""
-    rate = H200_RATE_D4 * H100_PER_H200 if d >= 4 else h100_rate(d, n)
+    rate = H100_RATE_D4 if d >= 4 else h100_rate(d, n)
     return sum(float(s) for s in sizes) / rate + len(sizes) * PRICE_SAMPLE_OVERHEAD_S
 
 

@@ -20,10 +20,19 @@ exact audit of :mod:`ppm.diagnostics.active_audit` (a few seconds; control: the 
 without its pool). LabelBoost's composed wrapper is audited exactly by the test suite
 (``tests/test_label_boost_audit.py``); its row records that, with no number.
 
-``--scale`` multiplies every statistical audit's run counts (the quick profile's 0.25 still
-catches every control; the committed file is the default ``1.0``, and a rescaled run is never
-written into the committed results/). Seeds: learner ``i``'s audit draws from ``seed * 1000 + i``
-(its control from that plus one), so the file is a function of ``--seed``.
+Every statistical audit comes with its power curve: the learner's declared *leak* ``leak(m)``
+(the learner stated to lose ``m`` times its budget: its ``epsilon`` parameter times ``m``; the
+Set Cover family: the per-round ``epsilon_hat`` that makes its stated bound ``m`` times larger)
+audited against the SAME stated epsilon at every multiplier of :data:`MULTIPLIERS`; the row
+with ``factor`` :data:`CONTROL_FACTOR` (2) is the positive control the verdict requires caught,
+and every row of a learner carries ``smallest_detected``, the smallest multiplier from which on
+every control is caught at that run count.
+
+``--scale`` multiplies every statistical audit's run counts (a rescaled run is never written
+into the committed results/). Seeds: every audit and every control draws from its own stream,
+``analysis.privacy_audit.stream_seed(seed, learner index, control index)``, written in the
+``seed`` column (no two alike; exact rows draw nothing and leave it empty), so the file is a
+function of ``--seed``.
 """
 
 from __future__ import annotations
@@ -41,12 +50,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.privacy_audit import FAILS, PASSES, audit_with_control
+from analysis.privacy_audit import (FAILS, PASSES, audit, smallest_detected,
+                                    stream_seed)
 
 OUT = "privacy_audits/audit.csv"
-FACTOR = 3.0  # the control's noise is FACTOR times too small
-COLUMNS = ["learner", "paper", "kind", "control", "setting", "neighbours", "epsilon", "delta",
-           "epsilon_lb", "runs", "pairs", "event_size", "verdict", "source"]
+CONTROL_FACTOR = 2.0  # the control the verdict needs caught: epsilon where epsilon/2 belongs
+MULTIPLIERS = (1.5, 2.0, 3.0)  # the power curve of every statistical audit
+N_SELECT, N_EVAL = 500, 1500  # runs per side: per pair (selection), on the chosen pair
+FACTOR = CONTROL_FACTOR  # the exact audit's control: the mechanism at FACTOR epsilon
+COLUMNS = ["learner", "paper", "kind", "control", "factor", "setting", "neighbours", "epsilon",
+           "delta", "epsilon_lb", "runs", "pairs", "event_size", "verdict",
+           "smallest_detected", "seed", "source"]
 
 
 def _one_thread():
@@ -108,30 +122,41 @@ def generic(scale):
 
 # Set Cover Learner (KMMS19): R = 2 rounds (alpha0 = 0.8), the per-round budget set by the
 # epsilon_hat knob; stated guarantee: basic composition, R epsilon_hat + eps' (pure DP, proven:
-# ppm.set_cover.base.implied_privacy). The control multiplies epsilon_hat by FACTOR.
+# ppm.set_cover.base.implied_privacy). Its leak at multiplier m: the epsilon_hat whose stated
+# bound is m times larger, (m (R epsilon_hat + eps') - eps') / R (the Laplace thresholds as
+# they are).
 SC_EPS, SC_DELTA, SC_ALPHA0, SC_HAT = 0.9, 1e-6, 0.8, 1.0
-SC_FACTOR = 6.0  # the basic-composition bound is loose here: 3x is not caught (docs)
-SC_CONTROL = (f"the rounds' exponential mechanisms with noise {SC_FACTOR:g}x too small "
-              f"(epsilon_hat x {SC_FACTOR:g})")
+SC_MULTIPLIERS = (2.0, 3.0, 4.0, 6.0)  # the basic-composition bound is loose here (docs)
+SC_CONTROL = "the rounds' exponential mechanisms at the epsilon_hat stating {m:g}x the loss"
 CUBE = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
 GRID_T2 = np.array([[i, j] for i in range(3) for j in range(3)])
 
 
-def set_cover_claim() -> float:
+def set_cover_claim(epsilon_hat: float = SC_HAT) -> float:
     from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds
     eps_ar, _ = add_remove_budget(SC_EPS, SC_DELTA)
-    return implied_privacy(SC_HAT, SC_DELTA, n_rounds(1, SC_ALPHA0), eps_ar)["basic_epsilon"]
+    return implied_privacy(epsilon_hat, SC_DELTA, n_rounds(1, SC_ALPHA0),
+                           eps_ar)["basic_epsilon"]
+
+
+def set_cover_hat(m: float) -> float:
+    """The per-round ``epsilon_hat`` whose stated bound is ``m`` times the shipped one's (the
+    bound is affine in ``epsilon_hat``: solved from two of its values)."""
+    base, slope = set_cover_claim(0.0), set_cover_claim(1.0) - set_cover_claim(0.0)
+    return (m * set_cover_claim(SC_HAT) - base) / slope
 
 
 def _set_cover(cls, hypotheses, probes, T=None):
-    def make(scale):
+    def leak(m):
+        hat = set_cover_hat(m)
+
         def run(data, rs):
             X, y = data
             est = cls(k=1, epsilon=SC_EPS, delta=SC_DELTA, hypotheses=hypotheses, T=T,
-                      alpha0=SC_ALPHA0, epsilon_hat=SC_HAT * scale, random_state=rs)
+                      alpha0=SC_ALPHA0, epsilon_hat=hat, random_state=rs)
             return est.fit(X, y).predict(probes)
         return run
-    return make
+    return leak
 
 
 def _pairs(base: dict, changes: list) -> list:
@@ -163,16 +188,19 @@ def statistical_specs() -> list[dict]:
                f"eps' = {claim:.3g} (pure)")
     return [
         dict(learner="GridExponentialMechanism", paper="BMN20 baseline (fully private)",
-             make=grid_em, epsilon=1.0, neighbours=every,
+             make=grid_em, epsilon=1.0,
+             n_select=1000, n_eval=3000,  neighbours=every,
              setting="T=4 grid of [0, 1], n=4; probes: the 4 grid points",
              pairs=_pairs(one_d, [{"y": (3, 0)}, {"X": (0, g[3]), "y": (0, 0)},
                                   {"y": (1, 1)}])),
         dict(learner="GapThresholdMechanism", paper="BNS15 (LabelBoost's base learner)",
-             make=gap_threshold, epsilon=1.0, neighbours=every,
+             make=gap_threshold, epsilon=1.0,
+             n_select=1000, n_eval=3000,  neighbours=every,
              setting="b=2 (domain {0..3}), n=4; probes: the 4 domain points",
              pairs=_pairs(ints, [{"y": (3, 0)}, {"X": (0, 3), "y": (0, 0)}, {"y": (1, 1)}])),
         dict(learner="SemiPrivateHalfspaceLearner", paper="BNS15 / Alon-Bassily-Moran baseline",
              make=semi_private, epsilon=1.0,
+             n_select=1000, n_eval=3000, 
              neighbours="replace one private example; public examples fixed (not protected)",
              setting="d=1, public points 0, 1, 2, 3, private 0.5, 1.5, 2.5 labelled 0, 1, 1; "
                      "probes -0.5, 0.5, ..., 3.5",
@@ -182,6 +210,7 @@ def statistical_specs() -> list[dict]:
                           [{"y": (5, 0)}, {"X": (4, [2.5]), "y": (4, 1)}, {"y": (6, 0)}])),
         dict(learner="GenericLearner", paper="BNS15 Algorithm 1 (sanitizer + EM)",
              make=generic, epsilon=1.0,
+             n_select=5000, n_eval=20000, 
              neighbours="replace one labelled example (x, y) or one unlabelled point x "
                         "(all private)",
              setting="T=4, 4 labelled and 4 unlabelled points; probes: the 4 grid points",
@@ -190,44 +219,50 @@ def statistical_specs() -> list[dict]:
                           [{"y": (3, 0)}, {"U": (0, [g[3]])}, {"y": (1, 1)}])),
         dict(learner="SetCoverLearner (literals)", paper="KMMS19 Set Cover Learner",
              make=_set_cover(SetCoverLearner, "literals", CUBE), epsilon=claim,
-             factor=SC_FACTOR, control=SC_CONTROL,
+             multipliers=SC_MULTIPLIERS, control=SC_CONTROL, n_select=1000, n_eval=3000,
              neighbours=every, setting="literals over {0,1}^2, " + sc_note + "; probes: {0,1}^2",
              pairs=_pairs(sc, sc_changes)),
         dict(learner="SetCoverLearner (halfplanes)",
              paper="KMMS19 Set Cover Learner + Select Halfplane",
              make=_set_cover(SetCoverLearner, "halfplanes", GRID_T2, T=2), epsilon=claim,
-             factor=SC_FACTOR, control=SC_CONTROL, n_eval=3000, neighbours=every,
+             multipliers=SC_MULTIPLIERS, control=SC_CONTROL, n_select=1000, n_eval=3000, neighbours=every,
              setting="halfplanes of {0..2}^2, " + sc_note + "; probes: the 9 grid points",
              pairs=_pairs(hp, hp_changes)),
         dict(learner="DisjunctionLearner (literals)", paper="KMMS19 Theorem 1.3 (De Morgan)",
              make=_set_cover(DisjunctionLearner, "literals", CUBE), epsilon=claim,
-             factor=SC_FACTOR, control=SC_CONTROL,
+             multipliers=SC_MULTIPLIERS, control=SC_CONTROL, n_select=1000, n_eval=3000,
              neighbours=every, setting="disjunctions of literals over {0,1}^2, " + sc_note,
              pairs=_pairs({"X": sc["X"], "y": [0, 1, 1, 1]}, sc_changes)),
     ]
 
 
+def audit_seeds(seed: int, index: int, n_controls: int) -> list[int]:
+    """The seeds of learner ``index``'s audit and of its ``n_controls`` controls: one stream
+    each (:func:`analysis.privacy_audit.stream_seed`)."""
+    return [stream_seed(seed, index, j) for j in range(n_controls + 1)]
+
+
 def run_statistical(index: int, spec: dict, seed: int, scale: float) -> list[dict]:
+    """The audit of ``spec``'s learner and its power curve (one control per multiplier)."""
     _one_thread()
-    n_select = max(20, int(spec.get("n_select", 500) * scale))
-    n_eval = max(40, int(spec.get("n_eval", 1500) * scale))
-    t0 = time.perf_counter()
-    real, control = audit_with_control(spec["make"], spec["pairs"], spec["epsilon"],
-                                       factor=spec.get("factor", FACTOR), n_select=n_select,
-                                       n_eval=n_eval, seed=seed * 1000 + index)
-    rows = []
-    for is_control, r in ((False, real), (True, control)):
-        rows.append(dict(
-            learner=spec["learner"], paper=spec["paper"], kind="statistical",
-            control=is_control,
-            setting=spec["setting"] + ("; CONTROL: " + spec.get(
-                "control", f"noise {spec.get('factor', FACTOR):g}x too small") if is_control
-                                       else ""),
-            neighbours=spec["neighbours"], epsilon=r.epsilon, delta=r.delta,
-            epsilon_lb=r.epsilon_lb, runs=r.runs, pairs=r.n_pairs, event_size=r.event_size,
-            verdict=r.verdict, source="analysis/privacy_audit.py",
-            seconds=time.perf_counter() - t0 if is_control else r.seconds))
-    return rows
+    kw = dict(n_select=max(20, int(spec.get("n_select", N_SELECT) * scale)),
+              n_eval=max(40, int(spec.get("n_eval", N_EVAL) * scale)))
+    multipliers = spec.get("multipliers", MULTIPLIERS)
+    seeds = audit_seeds(seed, index, len(multipliers))
+    results = [(1.0, audit(spec["make"](1.0), spec["pairs"], spec["epsilon"], seed=seeds[0],
+                           **kw))]
+    results += [(m, audit(spec["make"](m), spec["pairs"], spec["epsilon"], seed=s, **kw))
+                for m, s in zip(multipliers, seeds[1:])]
+    smallest = smallest_detected(results[1:])
+    control = spec.get("control", "the learner at {m:g} epsilon (noise for {m:g}x the loss)")
+    return [dict(
+        learner=spec["learner"], paper=spec["paper"], kind="statistical", control=m != 1.0,
+        factor=m, setting=spec["setting"] + ("; CONTROL: " + control.format(m=m)
+                                             if m != 1.0 else ""),
+        neighbours=spec["neighbours"], epsilon=r.epsilon, delta=r.delta,
+        epsilon_lb=r.epsilon_lb, runs=r.runs, pairs=r.n_pairs, event_size=r.event_size,
+        verdict=r.verdict, smallest_detected=smallest, seed=r.seed,
+        source="analysis/privacy_audit.py", seconds=r.seconds) for m, r in results]
 
 
 # ---- exact audits -------------------------------------------------------------------------
@@ -256,11 +291,11 @@ def exact_ppm(results: Path, seed: int) -> list[dict]:
                   "(results/c6_privacy/audit.csv)")
     setting = (f"{len(c6)} random instances, d=1,2,3, epsilon in {c6_privacy.EPSILONS}; worst: "
                f"instance {k} (d={d}, n={n}, epsilon={eps:g}, {method})")
-    return [dict(common, control=False, setting=setting, epsilon=eps,
+    return [dict(common, control=False, factor=1.0, setting=setting, epsilon=eps,
                  epsilon_lb=float(again[method]), runs=int(c6["neighbours"].sum()),
                  pairs=int(c6["neighbours"].sum()),
                  verdict=PASSES if (c6["loss_worst"] <= c6["epsilon"] + 1e-9).all() else FAILS),
-            dict(common, control=True, setting=setting + f"; CONTROL: the mechanism at "
+            dict(common, control=True, factor=FACTOR, setting=setting + f"; CONTROL: the mechanism at "
                  f"{FACTOR:g} epsilon", epsilon=eps, epsilon_lb=float(control),
                  runs=again["neighbours"], pairs=again["neighbours"],
                  verdict=PASSES if control <= eps + 1e-9 else FAILS)]
@@ -282,10 +317,10 @@ def exact_active() -> list[dict]:
     setting = (f"GenericLearner inside, grid of 2 points, every pool and neighbour, epsilon in "
                f"{sorted({a['epsilon'] for a in audit})}")
     ok = all(a["loss"] <= a["epsilon"] + active_audit.TOL for a in audit)
-    return [dict(common, control=False, setting=setting + f"; worst at epsilon "
+    return [dict(common, control=False, factor=1.0, setting=setting + f"; worst at epsilon "
                  f"{worst['epsilon']:g}", epsilon=worst["epsilon"], epsilon_lb=worst["loss"],
                  runs=pairs, pairs=pairs, verdict=PASSES if ok else FAILS),
-            dict(common, control=True, setting=setting + "; CONTROL: without the pool "
+            dict(common, control=True, factor=math.nan, setting=setting + "; CONTROL: without the pool "
                  f"(n_pool = n_A), at epsilon {teeth['epsilon']:g}", epsilon=teeth["epsilon"],
                  epsilon_lb=teeth["no_pool_loss"], runs=pairs, pairs=pairs,
                  verdict=PASSES if teeth["no_pool_loss"] <= teeth["epsilon"]
@@ -295,20 +330,43 @@ def exact_active() -> list[dict]:
 def exact_label_boost() -> list[dict]:
     """LabelBoost's wrapper: audited exactly in the test suite; recorded, not rerun."""
     return [dict(learner="LabelBoostLearner", paper="BNS15 Algorithm 3 (Lemma 4.1, Claim 4.3)",
-                 kind="exact", control=False,
+                 kind="exact", control=False, factor=1.0,
                  setting="one boosting round (K=2 of N=116 entries) + the base learner, "
                          "domain {0..3}; asserted: worst loss <= min(1, ln(1 + (K/N)(e^4 - 1)))"
                          ", and without the subsampling the loss is > 10x larger (teeth)",
                  neighbours="replace one labelled (x, y) or one unlabelled x (all private)",
                  epsilon=1.0, delta=0.0, epsilon_lb=math.nan, runs=math.nan, pairs=math.nan,
                  event_size=math.nan, verdict="in the test suite",
-                 source="tests/test_label_boost_audit.py")]
+                 source="tests/test_label_boost_audit.py")] + exact_rectangles()
+
+
+def exact_rectangles() -> list[dict]:
+    """The rectangle learners (BNS15 Corollary 4.17's class): audited exactly in the test suite
+    (every neighbouring sample of tiny grids, each with a positive control); recorded, not
+    rerun."""
+    common = dict(kind="exact", control=False, factor=1.0, delta=0.0, epsilon_lb=math.nan,
+                  runs=math.nan, pairs=math.nan, event_size=math.nan,
+                  verdict="in the test suite", source="tests/test_rectangles_audit.py")
+    return [dict(learner="GridRectangleMechanism", paper="exponential mechanism over "
+                 "rectangles (BNS15 Cor. 4.17's base learner, a substitute)", epsilon=1.0,
+                 setting="d = 1, T = 5 and d = 2, T = 3, every sample of the grid; asserted: "
+                         "worst loss <= epsilon, and at twice the temperature it exceeds it "
+                         "(teeth)",
+                 neighbours="replace one example (point and label), every example private",
+                 **common),
+            dict(learner="RectangleLabelBoostLearner", paper="BNS15 Algorithm 3 over "
+                 "rectangles (Cor. 4.17)", epsilon=1.0,
+                 setting="one forced round + the base learner, d = 1 and 2; asserted: worst "
+                         "loss <= min(1, ln(1 + (K/N)(e^4 - 1))), and without the subsampling "
+                         "it is > 10x larger (teeth)",
+                 neighbours="replace one labelled (x, y) or one unlabelled x (all private)",
+                 **common)]
 
 
 def not_audited() -> list[dict]:
     """Learners without an audit, and why (docs/privacy_audits.md)."""
     return [dict(learner="DPLogisticRegression", paper="BMN20 baseline (diffprivlib)",
-                 kind="none", control=False,
+                 kind="none", control=False, factor=1.0,
                  setting="continuous output law (no enumeration); a sampled audit has no power "
                          "at feasible run counts (noise 6x too small, 2,200 runs: epsilon_lb "
                          "0.67 < 1) and costs ~50 ms per fit",
@@ -341,11 +399,15 @@ def main(argv=None) -> None:
                  + not_audited())
     df = pd.DataFrame(rows)
     df = df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
-    for col in ("runs", "pairs", "event_size"):
+    seeds = df["seed"].dropna() if "seed" in df else pd.Series(dtype=float)
+    if seeds.duplicated().any():
+        raise AssertionError("two audits share a seed: every audit needs its own stream")
+    for col in ("runs", "pairs", "event_size", "seed"):
         df[col] = df[col].astype("Int64")  # counts (empty where they do not apply)
     for r in df.itertuples():
-        print(f"{r.learner:32s} {r.kind:11s} control={str(r.control):5s} eps={r.epsilon:.3f} "
-              f"lb={r.epsilon_lb:.3f} runs={r.runs} -> {r.verdict}")
+        print(f"{r.learner:32s} {r.kind:11s} factor={r.factor:<4g} eps={r.epsilon:.3f} "
+              f"lb={r.epsilon_lb:.3f} runs={r.runs} -> {r.verdict}"
+              f" (smallest detected: {r.smallest_detected:g})")
     print(f"{time.perf_counter() - t0:.1f} s wall ({args.jobs} processes)")
     from experiments import committed
     if args.only or (args.scale != 1.0 and committed.is_committed(args.results / OUT)):

@@ -31,6 +31,7 @@ from analysis.refine import (TRIAL_STEPS, cell_variance_needed, fitted_curve, pr
                              trials_needed)
 from claims import registry
 from claims.base import ResultStore
+from claims.accounting import joint_part_verdict
 from claims.verdicts import counted
 from experiments.columns import D, EPSILON, PPM, W_PUB
 
@@ -199,8 +200,13 @@ def main(argv=None) -> int:
         print(f"error: no {path}: run make reproduce (or make figures) first", file=sys.stderr)
         return 2
     rows = pd.read_csv(path)
+    # a reading counted jointly with others on its trials is sized on its own verdict
+    part = rows["verdict"].map(joint_part_verdict)
+    rows["verdict"] = part.where(part.notna(), rows["verdict"])
+    joint = rows.get("statistic", pd.Series("", index=rows.index)).astype(str).str.startswith(
+        "every(")
     todo = rows[rows["verdict"].astype(str).str.startswith("inconclusive")
-                & rows["verdict"].map(counted)]
+                & rows["verdict"].map(counted) & ~joint]
     print(f"{claim.id}: {len(todo)} counted row(s) inconclusive in {path}")
     store = ResultStore(args.results)
     for _, row in todo.iterrows():

@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import textwrap
 
 _RUN = {"child": False, "interrupted": False, "target": "make"}
 
@@ -228,7 +229,7 @@ class Plan:
     def figures(self) -> list[str]:
         keep_going = self.partial or "/overrides/" in self.results
         return self.py("scripts.figures", "--results", self.results, "--n-boot", self.n_boot,
-                       *(["--keep-going"] if keep_going else []),
+                       "--n-jobs", self.o.n_jobs, *(["--keep-going"] if keep_going else []),
                        *(["--only", *self.claims] if self.claims else []))
 
     def summary(self) -> list[str]:
@@ -252,7 +253,12 @@ class Runner:
         return prefix + " ".join(shlex.quote(w) for w in words)
 
     def say(self, line: str) -> None:
-        print(f'echo "{line}"' if self.dry else line, flush=True)
+        """One message, in lines of at most 100 columns (continuations indented)."""
+        if self.dry:
+            print(f'echo "{line}"', flush=True)
+            return
+        print(textwrap.fill(line, width=100, subsequent_indent="   ", break_long_words=False,
+                            break_on_hyphens=False), flush=True)
 
     def run(self, cmd: list[str], echo: bool = False, env: dict | None = None) -> None:
         if self.dry or echo:

@@ -33,6 +33,7 @@ if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow i
                    'rerun it (or make figures) to write the table')
 
 import argparse
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -59,8 +60,12 @@ def main(argv=None) -> None:
     if args.results.resolve() == (docs_blocks.ROOT / "results").resolve():
         with critical():  # README.md and docs/ are rewritten in place: never half written
             changed = docs_blocks.refresh(args.results, docs_blocks.ROOT)
-        print("README.md / docs/: " + (f"refreshed {', '.join(changed)}" if changed
-                                       else "generated blocks up to date"))
+        # at most 100 columns a line however many pages changed
+        print(textwrap.fill("README.md / docs/: " + (f"refreshed {len(changed)} page(s): "
+                                                     + ", ".join(changed) if changed
+                                                     else "generated blocks up to date"),
+                            width=100, subsequent_indent="  ", break_long_words=False,
+                            break_on_hyphens=False))
 
 
 if __name__ == "__main__":

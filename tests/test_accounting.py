@@ -70,7 +70,7 @@ def test_audit_rows_never_appear_in_the_statistical_table(tmp_path):
     write_table(tmp_path)
     md = (tmp_path / "summary.md").read_text()
     stat, audits = md.split(AUDIT_HEADING)
-    assert "| C6 " not in stat and "| C7 " not in stat and "| C1 " in stat
+    assert "C6" not in stat.split("[C1]: ")[0] and "| [C1] " in stat and "[C6]" not in stat
     assert "exact audit" not in stat and "statistical audit" not in stat
     for text in ("| C6 ", "| C7 ", "exact audit of Alg. 4", "privacy audit of the active",
                  "the foil"):
@@ -158,8 +158,10 @@ def test_c10_failure_on_the_mixture_is_a_check():
                 frames.append(dict(n=256, trial=trial, learner=learner, error=err,
                                    **{"population.eta": eta, "population.d": 2}))
     trials = pd.DataFrame(frames).assign(shift=lambda t: 1 - 2 * t["population.eta"])
-    counted_row, check = c10_homogeneity._row(trials, "semi_private", "semi-private", "x")
-    assert counted(counted_row.verdict) and counted_row.verdict.startswith("holds")
+    parity, check = c10_homogeneity._row(trials, "semi_private", "semi-private", "x")
+    # parity at shift 0 is a precondition: a check that passed, not evidence
+    assert row_kind(parity.verdict) == "check" and not failed(parity.verdict)
+    assert parity.verdict.startswith("check (precondition: parity") and not counted(parity.verdict)
     assert check.verdict == "check: passed" and not counted(check.verdict)
 
 
@@ -168,3 +170,16 @@ def test_real_data_too_small_to_conclude_is_not_counted():
     assert not counted(v) and "cannot conclude at this size" in v
     assert real_breast_cancer.at_this_size("PPM better", 0.1, 200, 369) == "PPM better"
     assert math.isclose(369 / 200, 1.845)
+
+
+def test_an_underpowered_audit_is_neither_a_pass_nor_a_failure():
+    weak = audit_verdict(True, 12000, "runs", exact=False, detail="its 2x control was missed",
+                         underpowered=True)
+    assert weak == "statistical audit: UNDERPOWERED (12000 runs; its 2x control was missed)"
+    assert not failed(weak) and row_kind(weak) == "audit"
+    v, kind = claim_verdict([audit_verdict(True, 300), weak, audit_verdict(True, 9)])
+    assert kind == "audit"
+    assert v.startswith("audits: 2 of 3 pass, 1 UNDERPOWERED") and "AUDIT FAILED" not in v
+    # a violation stays loud beside it
+    bad = audit_verdict(False, 10, "runs", exact=False, detail="violated")
+    assert claim_verdict([weak, bad])[0].startswith("AUDIT FAILED (1 of 2")

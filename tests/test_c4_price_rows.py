@@ -40,3 +40,53 @@ def test_committed_gpu_rows_are_the_designs_samples():
         hs = construct_halfspaces(X[public], n_features=4)
         assert int(r.n_halfspaces) == len(hs)
         assert np.isclose(r.log_G, np.log(float(mp.class_sizes(design, 4, s + 1)[s])))
+
+
+NESTED = ROOT / "results" / mp.NESTED_CSV
+
+
+@pytest.mark.skipif(not NESTED.exists(), reason="the counted nested table is not committed")
+def test_committed_nested_rows_are_the_designs_and_recompute():
+    committed = pd.read_csv(NESTED)
+    design = mp.load_nested_design()
+    assert sorted(committed["d"].unique()) == list(design.dims)
+    assert committed.groupby("d")["sample"].nunique().eq(design.samples).all()
+    assert sorted(committed["n_pub"].unique()) == list(design.n_pubs)
+    for d in design.dims:  # the smallest n_pub of sample 2: cheap at every d
+        got = pd.DataFrame(mp.nested_rows(design, d, 2, n_pubs=[design.n_pubs[0]]))
+        want = committed[(committed.d == d) & (committed["sample"] == 2)
+                         & (committed.n_pub == design.n_pubs[0])].reset_index(drop=True)
+        pd.testing.assert_frame_equal(got.drop(columns="histogram_seconds"),
+                                      want.drop(columns="histogram_seconds"),
+                                      check_dtype=False, rtol=1e-12)
+
+
+def test_nested_public_sets_share_the_private_rows():
+    design = mp.load_nested_design()
+    X12, y12, p12 = mp.nested_sample(design, 2, 0, 12)
+    X20, y20, p20 = mp.nested_sample(design, 2, 0, 20)
+    assert int(p12.sum()) == 12 and int(p20.sum()) == 20
+    assert np.array_equal(X12[p12], X20[p20][:12])  # the public sets are nested
+    assert np.array_equal(X12[~p12], X20[~p20]) and (~p12).sum() == design.n_priv
+    assert not np.array_equal(X12, mp.nested_sample(design, 2, 1, 12)[0])
+
+
+def test_the_blind_prediction_is_the_committed_d3_rows_and_predates_d4():
+    # configs/c4_predictions.yaml is what claims.c4_blind.predict gives on the committed
+    # d = 3 rows; d^2 and d's intervals do not overlap, so the d = 4 rows can separate them
+    from claims import c4_blind
+    pred = c4_blind.load_predictions()
+    assert pred == c4_blind.predict(pd.read_csv(ROOT / "results" / mp.CSV))
+    m2, m1 = pred["models"]["d^2"], pred["models"]["d"]
+    assert m1["hi"] < m2["lo"]
+    assert design_uncapped_at_d4()
+    if not GPU.exists():
+        with pytest.raises(ValueError):  # once d = 4 rows exist, no new prediction
+            c4_blind.write_predictions(pd.read_csv(ROOT / "results" / mp.CSV), True,
+                                       path=ROOT / "no_such_file.yaml")
+
+
+def design_uncapped_at_d4() -> bool:
+    from claims import c4_blind
+    design = mp.load_design()
+    return mp.load_nested_design().uncapped(c4_blind.D_TO, design.n_pub, c4_blind.EPSILON)

@@ -115,3 +115,30 @@ def test_c4_command_lines_write_the_library_tables(tmp_path, capsys):
     want = want.drop(columns="histogram_seconds")
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert "wrote" in capsys.readouterr().out
+
+
+def test_c4_nested_command_line_writes_the_library_table(tmp_path, capsys):
+    import pandas as pd
+    from analysis import mechanism_price
+    from scripts import mechanism_price as mp_script
+    mp_script.main(["--nested", "--out", str(tmp_path / "k.csv"), "--dims", "1", "2",
+                    "--samples", "2"])
+    got = pd.read_csv(tmp_path / "k.csv").drop(columns="histogram_seconds")
+    want = mechanism_price.nested_table(mechanism_price.load_nested_design(), (1, 2), 2)
+    pd.testing.assert_frame_equal(got, want.drop(columns="histogram_seconds"), check_exact=True)
+    assert set(got["n_pub"]) == set(mechanism_price.load_nested_design().n_pubs)
+    out = capsys.readouterr().out
+    assert "wrote" in out and "k_eff" in out
+
+
+def test_c4_nested_design_refuses_bad_values():
+    from analysis.mechanism_price import NestedDesign
+    base = dict(n_priv=50, n_pubs=(12, 16), samples=2, dims=(1, 2), epsilons=(4.0,),
+                counted_epsilon=4.0, cap_factor=2.0, flat_margin=0.2, beta=0.1, seed=0,
+                w_pub=0.5, margin=0.1)
+    for bad, match in (({"n_pubs": (16, 12)}, "n_pubs must be increasing"),
+                       ({"counted_epsilon": 1.0}, "counted_epsilon 1 is not"),
+                       ({"flat_margin": 1.5}, "flat_margin in"),
+                       ({"samples": 1}, "samples must be")):
+        with pytest.raises(ValueError, match=match):
+            NestedDesign(**{**base, **bad})

@@ -110,9 +110,10 @@ def test_price_batch_runs_the_price_table_on_the_device():
     assert cmd[1:5] == ["-m", "scripts.mechanism_price", "--dims", "4"]
     assert cmd[-1] == "/tmp/out/" + mechanism_price.CSV_GPU == "/tmp/out/" + gpu_batch.PRICE_CSV_GPU
     assert cmd[cmd.index("--device") + 1] == "cuda"
-    # the level-4 model: 200 samples of |G| = 2.6e11 at 0.7 x 6.4e10/s, plus the host's 0.25 s
+    # the level-4 model: 200 samples of |G| = 2.6e11 at the H100's measured one-launch rate
+    # (bench_gpu.csv: 1.9e11/s), plus the host's 0.25 s
     assert cost.price_seconds([2.6e11] * 200, 4, 192) == pytest.approx(
-        200 * (2.6e11 / (0.7 * 6.4e10) + 0.25))
+        200 * (2.6e11 / 1.9e11 + 0.25))
 
 
 @pytest.mark.parametrize("case", sorted(BAD))

@@ -41,8 +41,14 @@ def test_one_epsilon_is_a_readable_verdict(tmp_path, epsilon):
     done, failed = write_claims([c3_epsilon.CLAIM], store)
     assert not failed, failed
     rows = done["C3"]
-    assert rows and all(r.verdict.startswith("inconclusive (this results root holds epsilon "
-                                             f"{epsilon:g} only") for r in rows)
+    # the alphas of one sweep read the same trials: one joint row per sweep stands for them
+    # (claims.accounting.one_per_trial_set), each alpha's row a breakdown of it
+    joint = [r for r in rows if r.statistic.startswith("every(")]
+    single = [r for r in rows if r not in joint]
+    assert single and all(f"inconclusive (this results root holds epsilon {epsilon:g} only"
+                          in r.verdict for r in single)
+    assert sorted(r.trials for r in joint) == sorted(c3_epsilon.EXPERIMENTS)
+    assert all(r.verdict.startswith("inconclusive") for r in joint)
     assert all("n_hat(eps=" in r.measured for r in rows)
     assert all(r.epsilon == epsilon for r in rows)  # the setting, from the trials it judged
     assert (root / "c3_epsilon" / "summary.md").exists()

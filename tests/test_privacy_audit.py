@@ -1,6 +1,8 @@
 """The statistical privacy audit (analysis.privacy_audit) can fail: it catches a mis-scaled
 Laplace mechanism and a mis-scaled exponential mechanism, passes the correct ones, and does the
-same on a real learner with its positive control. Also the claim rows of claims.privacy_audits."""
+same on a real learner with its positive control; float outputs need a declared
+discretisation; the selection ignores tiny events; every audit and control has its own seed.
+Also the claim rows of claims.privacy_audits. The public benchmark: tests/test_audit_benchmark.py."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from analysis import privacy_audit as pa
 
 LAPLACE_PAIRS = [(np.array([1, 1, 0]), np.array([1, 1, 1]))]
 EM_PAIRS = [(np.array([0, 1]), np.array([1, 1]))]
-RUNS = dict(n_select=600, n_eval=1500)
+RUNS = dict(n_select=1000, n_eval=4000)
 
 
 def test_clopper_pearson_bounds():
@@ -41,10 +43,87 @@ def test_event_selection_picks_the_high_ratio_outcomes():
     assert event == frozenset({b"a"}) and lb > 1.5
 
 
+def test_event_selection_ignores_tiny_events_and_weighs_the_evaluation_power():
+    """A 4-vs-0 outcome (the old selection's favourite: ratio 9 smoothed, its advantage noise)
+    is below p_min and min_count; the 300-vs-100 event (ratio 3) is kept."""
+    first = Counter({b"tiny": 4, b"big": 300, b"rest": 696})
+    second = Counter({b"tiny": 0, b"big": 100, b"rest": 900})
+    event, score = pa.select_event(first, second, 1000, n_eval=4000)
+    assert event == frozenset({b"big", b"tiny"}) or event == frozenset({b"big"})
+    assert b"big" in event and 0.5 < score < math.log(3)
+    lone, _ = pa.select_event(Counter({b"tiny": 4, b"rest": 996}),
+                              Counter({b"tiny": 0, b"rest": 1000}), 1000)
+    assert lone == frozenset({b"tiny"}) and _ == 0.0  # nothing eligible: score 0
+
+
+def test_a_float_output_is_refused_and_a_declared_one_is_counted():
+    def noisy(data, random_state):
+        return np.array([float(np.sum(data)) + np.random.default_rng(random_state).laplace()])
+
+    with pytest.raises(ValueError, match="declare its discretisation"):
+        pa.audit(noisy, LAPLACE_PAIRS, 1.0, n_select=20, n_eval=20)
+    with pytest.raises(ValueError, match="declare its discretisation"):
+        pa.outcome_rows([np.array([3, 0.4]), np.array([3, False])])  # (count, value) mixes
+    # values in (-1, 1) stay apart under declared bins (a truncation would make them one)
+    rows = pa.outcome_rows(np.array([[-0.7], [-0.2], [0.3], [0.8]]), pa.bins([-0.5, 0, 0.5]))
+    assert rows.ravel().tolist() == [0, 1, 2, 3]
+    r = pa.audit(noisy, LAPLACE_PAIRS, 1.0, n_select=200, n_eval=400, outcome=pa.bins([2.5]))
+    assert r.verdict == pa.PASSES and r.runs == 2 * 200 + 2 * 400
+    with pytest.raises(ValueError, match="increasing"):
+        pa.bins([1.0, 0.0])
+
+
+def test_a_batched_mechanism_is_audited_like_a_per_run_one():
+    @pa.batched
+    def em(data, n, rng):  # exp(3 q / 2) over 2 items: loss 3 on these pairs
+        q = np.bincount(np.asarray(data), minlength=2)
+        p = np.exp(1.5 * q - (1.5 * q).max())
+        return rng.choice(2, size=(n, 1), p=p / p.sum())
+
+    r = pa.audit(em, [(np.array([0, 0]), np.array([0, 1]))], 1.0, n_select=500, n_eval=2000)
+    assert r.verdict == pa.FAILS and 1.0 < r.epsilon_lb < 3.0
+
+
+def test_controls_need_a_leak_and_their_own_seed():
+    leak = lambda m: pa.laplace_count(m, 1.0)  # noqa: E731
+    with pytest.raises(ValueError, match="> 1"):
+        pa.audit_with_control(leak, LAPLACE_PAIRS, 1.0, factor=0.5)
+    real, control = pa.audit_with_control(leak, LAPLACE_PAIRS, 1.0, factor=2.0, seed=4,
+                                          n_select=50, n_eval=50)
+    assert real.seed == 4 and control.seed != 4
+    with pytest.raises(ValueError, match="distinct seed"):
+        pa.power_curve(leak, LAPLACE_PAIRS, 1.0, (1.5, 2.0), seeds=(1, 1))
+
+
+def test_the_power_curve_and_the_smallest_multiplier_detected():
+    """The Laplace count at 1.25x, 2x and 4x its loss: 4x and 2x caught, 1.25x not (its loss,
+    1.25, is within the bound's slack at these runs): the smallest detected is 2."""
+    leak = lambda m: pa.laplace_count(m, 1.0)  # noqa: E731
+    curve = pa.power_curve(leak, LAPLACE_PAIRS, 1.0, (4.0, 1.25, 2.0), seeds=(1, 2, 3),
+                           n_select=1000, n_eval=3000)
+    assert [m for m, _ in curve] == [1.25, 2.0, 4.0]
+    assert [r.verdict for _, r in curve] == [pa.PASSES, pa.FAILS, pa.FAILS]
+    assert pa.smallest_detected(curve) == 2.0
+    assert pa.smallest_detected(curve[:1]) == math.inf
+
+
+def test_every_audit_of_the_script_draws_its_own_stream():
+    from scripts.privacy_audits import audit_seeds, statistical_specs
+    seeds = [s for i in range(len(statistical_specs())) for s in audit_seeds(20210524, i, 4)]
+    assert len(set(seeds)) == len(seeds)
+    assert audit_seeds(20210524, 0, 4) != audit_seeds(20210525, 0, 4)
+
+
+def test_the_set_cover_leak_states_the_multiplied_loss():
+    from scripts.privacy_audits import set_cover_claim, set_cover_hat
+    for m in (1.0, 2.0, 6.0):
+        assert set_cover_claim(set_cover_hat(m)) == pytest.approx(m * set_cover_claim())
+
+
 @pytest.mark.parametrize("factory, pairs", [(pa.laplace_count, LAPLACE_PAIRS),
                                             (pa.exponential_choice, EM_PAIRS)])
 def test_correct_mechanism_passes_and_mis_scaled_one_is_caught(factory, pairs):
-    real, control = pa.audit_with_control(lambda f: factory(f, 1.0), pairs, 1.0, factor=3.0,
+    real, control = pa.audit_with_control(lambda f: factory(f, 1.0), pairs, 1.0, factor=2.0,
                                           seed=7, **RUNS)
     assert real.verdict == pa.PASSES and 0.2 < real.epsilon_lb <= 1.0
     assert control.verdict == pa.FAILS and control.epsilon_lb > 1.0
@@ -71,20 +150,23 @@ def test_audits_are_reproducible():
 
 
 def test_a_real_learner_passes_and_its_control_is_caught():
-    """GridExponentialMechanism through its own fit/predict, and the same learner with its
-    noise 3x too small audited against the stated epsilon."""
+    """GridExponentialMechanism through its own fit/predict, and the same learner at twice
+    its epsilon audited against the stated epsilon."""
     from scripts.privacy_audits import statistical_specs
     spec = next(s for s in statistical_specs() if s["learner"] == "GridExponentialMechanism")
     real, control = pa.audit_with_control(spec["make"], spec["pairs"], spec["epsilon"],
-                                          factor=3.0, seed=5, n_select=400, n_eval=1200)
+                                          factor=2.0, seed=5, n_select=spec["n_select"],
+                                          n_eval=spec["n_eval"])
     assert real.verdict == pa.PASSES
     assert control.verdict == pa.FAILS
 
 
-def _row(learner, kind, control, eps, lb, verdict):
-    return dict(learner=learner, paper="p", kind=kind, control=control, setting="s",
+def _row(learner, kind, control, eps, lb, verdict, factor=None):
+    return dict(learner=learner, paper="p", kind=kind, control=control,
+                factor=factor or (2.0 if control else 1.0), setting="s",
                 neighbours="n", epsilon=eps, delta=0.0, epsilon_lb=lb, runs=10, pairs=1,
-                event_size=1, verdict=verdict, source="src")
+                event_size=1, verdict=verdict, smallest_detected=2.0 if control else math.nan,
+                seed=len(learner) * 100 + int(lb * 10 if lb == lb else 0), source="src")
 
 
 def _learner(row) -> str:
@@ -100,6 +182,7 @@ def test_claim_rows_check_both_the_audit_and_its_control(tmp_path):
     from claims.base import ResultStore
     rows = [_row("A", "statistical", False, 1.0, 0.4, "passes"),
             _row("A", "statistical", True, 1.0, 1.6, "fails"),
+            _row("A", "statistical", True, 1.0, 0.9, "passes", factor=1.5),  # not the control
             _row("B", "statistical", False, 1.0, 0.3, "passes"),
             _row("B", "statistical", True, 1.0, 0.5, "passes"),  # control not caught
             _row("C", "statistical", False, 1.0, 1.3, "fails"),  # a violation
@@ -109,7 +192,9 @@ def test_claim_rows_check_both_the_audit_and_its_control(tmp_path):
     out = {_learner(r): r for r in cpa.analyse(ResultStore(tmp_path),
                                                learners=("A", "B", "C", "D", "E"))}
     assert out["A"].verdict == "statistical audit: passes (10 runs)"
-    assert failed(out["B"].verdict) and "no power" in out["B"].verdict
+    # no violation found, the control missed: underpowered, neither "passes" nor a failure
+    assert out["B"].verdict.startswith("statistical audit: UNDERPOWERED (10 runs; no violation")
+    assert not failed(out["B"].verdict) and "passes" not in out["B"].verdict
     assert failed(out["C"].verdict) and "violated" in out["C"].verdict
     assert failed(out["D"].verdict) and "none" in out["D"].measured
     assert out["E"].verdict.startswith(cpa.NOT_AUDITED) and not failed(out["E"].verdict)
@@ -149,6 +234,33 @@ def test_the_committed_audit_passes_with_every_control_caught():
         pytest.skip("no committed privacy audit (python -m scripts.privacy_audits)")
     rows = cpa.analyse(ResultStore(root))
     assert [_learner(r) for r in rows] == list(cpa.LEARNERS)
+    df = pd.read_csv(root / cpa.AUDIT)
+    assert {"factor", "seed", "smallest_detected"} <= set(df.columns)
+    assert not df["seed"].dropna().duplicated().any()
+    stat = df[df["kind"] == "statistical"]
+    assert set(stat["learner"]) == set(stat[stat["factor"] == cpa.CONTROL_FACTOR]["learner"])
+    for _, g in stat.groupby("learner"):  # smallest_detected is what the controls say
+        smallest = g["smallest_detected"].iloc[0]
+        assert (g["smallest_detected"] == smallest).all()
+        ctrl = g[g["control"].astype(bool)]
+        assert (ctrl[ctrl["factor"] >= smallest]["verdict"] == "fails").all()
+        assert math.isinf(smallest) or smallest == ctrl["factor"].min() or (
+            ctrl[ctrl["factor"] < smallest].sort_values("factor")["verdict"].iloc[-1] == "passes")
     for r in rows:
-        if r.verdict.startswith(("statistical audit", "exact audit: p", "exact audit: F")):
+        if r.verdict.startswith(("exact audit: p", "exact audit: F")):
             assert ": passes (" in r.verdict and "caught" in r.measured, r.measured
+        if r.verdict.startswith("statistical audit"):  # passes iff its 2x control is caught
+            assert (": passes (" in r.verdict) == ("NOT caught" not in r.measured), r.measured
+
+
+@pytest.mark.xfail(strict=True, reason="GenericLearner's 2x control is not caught at 70,000 "
+                   "runs, the Set Cover family's 2x leak may not exceed its loose stated bound "
+                   "(docs/privacy_audits.md)")
+def test_every_statistical_audit_catches_its_2x_control():
+    from pathlib import Path
+
+    from claims import privacy_audits as cpa
+    root = Path(__file__).resolve().parents[1] / "results"
+    df = pd.read_csv(root / cpa.AUDIT)
+    stat = df[(df["kind"] == "statistical") & (df["factor"] == cpa.CONTROL_FACTOR)]
+    assert not stat.empty and (stat["verdict"] == "fails").all(), stat[["learner", "epsilon_lb"]]

@@ -17,8 +17,9 @@ from claims.real_breast_cancer import nadeau_bengio
 from claims.report import verdict_table
 from claims.predictions import (prediction_bands, prediction_verdict, rate_verdict,
                                 theory_with_alternative)
-from claims.verdicts import (FAILS, FASTER, HOLDS, SLOPE_TOL, combined_verdict, markdown_table,
-                             mean_ci, slope_band, upper_bound_verdict, verdict)
+from claims.accounting import row_kind
+from claims.verdicts import (FAILS, FASTER, HOLDS, SLOPE_TOL, combined_verdict, counted,
+                             markdown_table, mean_ci, slope_band, upper_bound_verdict, verdict)
 from analysis.slopes import sample_complexity_slope_against, sample_complexity_slope_paired
 
 TH = (1.0, 1.2)
@@ -345,7 +346,8 @@ def test_a_censored_estimate_decides_only_on_its_own_side(lo, hi, direction, exp
 def test_c10_has_no_escape_through_a_small_error():
     """Shift 0: the learner's own error is small (0.03) but it is +0.016 [+0.008, +0.025]
     worse than PPM: the old rule (error <= 0.05) said "holds"; the difference is neither
-    within 0.02 nor beyond it, so inconclusive."""
+    within 0.02 nor beyond it, so the precondition (parity at shift 0) is not established: a
+    reference row, neither counted nor a failed check."""
     from claims.c10_homogeneity import _row
     rng = np.random.default_rng(0)
     rows = []
@@ -356,9 +358,10 @@ def test_c10_has_no_escape_through_a_small_error():
             rows += [dict(learner="ppm", trial=t, n=100, shift=shift, error=ppm),
                      dict(learner="semi_private", trial=t, n=100, shift=shift, error=ppm + gap)]
     df = pd.DataFrame(rows).assign(**{"population.d": 1})
-    counted_row, check = _row(df, "semi_private", "semi-private", "x")
-    v = counted_row.verdict
-    assert v.startswith("inconclusive"), v
+    parity, check = _row(df, "semi_private", "semi-private", "x")
+    v = parity.verdict
+    assert v.startswith("reference (precondition not met, not a bug: not established"), v
+    assert not counted(v) and row_kind(v) == "reference"
     assert "paired trials at this n decide it" in v  # the design that would decide it
     assert check.verdict == "check: passed"  # the failure at shift 1: by construction
 

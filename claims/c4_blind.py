@@ -1,0 +1,120 @@
+"""C4 at d = 4, judged blind: k_eff's prediction under d^2 and under d, committed in
+``configs/c4_predictions.yaml`` before any d = 4 row existed (docs/claims/c4_dimension.md "d = 4,
+blind"; BMN20 Lemma 4.6, Theorem 4.9).
+
+The cell: the fixed design of ``configs/c4_price.yaml`` (n = 192, n_pub = 12) at epsilon 10,
+where the cap does not bind at d = 4 (``n_pub >= (2/10)(16 + 12)``); its d = 4 rows come from
+the GPU batch ``batches/gpu/c4_price_d4.yaml``. Each model carries k_eff from d = 3 to d = 4 on
+the same design: ``k_eff(4) = k_eff(3) (4/3)^b`` with ``b = 2`` (d^2) or ``b = 1`` (d), the
+interval that of the measured ``k_eff(3)`` (a bootstrap over samples) times the factor
+(:func:`predict`). The row (:func:`analyse`) weighs the measured ``k_eff(4)`` interval against
+the two with :func:`claims.predictions.prediction_verdict`; until the rows exist it says what
+waits.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis import mechanism_price as mp
+from claims.base import VerdictRow, trial_set
+from claims.outcomes import LEVEL
+from claims.predictions import prediction_verdict
+from claims.verdicts import fmt_interval
+
+PREDICTIONS = mp.CONFIG.parent / "c4_predictions.yaml"
+GPU_BATCH = "batches/gpu/c4_price_d4.yaml"
+STAT_D4 = "k_eff_blind_prediction"
+EPSILON, D_FROM, D_TO = 10.0, 3, 4
+MODELS = {"d^2": 2.0, "d": 1.0}
+
+
+def k_interval(df: pd.DataFrame, d: int, epsilon: float, n_boot: int, seed: int = 0):
+    """Mean k_eff over the samples at ``(d, epsilon)`` and its percentile bootstrap interval."""
+    g = df[(df["d"] == d) & (df["epsilon"] == epsilon)]
+    k = mp.k_eff(g["excess_mean"].to_numpy(), epsilon)
+    if k.size < 2:
+        return math.nan, math.nan, math.nan, int(k.size)
+    rng = np.random.default_rng(seed)
+    boot = k[rng.integers(0, k.size, (n_boot, k.size))].mean(axis=1)
+    a = (1.0 - LEVEL) / 2.0
+    lo, hi = np.quantile(boot, [a, 1.0 - a])
+    return float(k.mean()), float(lo), float(hi), int(k.size)
+
+
+def predict(df: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict:
+    """Each model's k_eff at d = 4 from the measured d = 3 (the committed CPU rows)."""
+    k3, lo3, hi3, n3 = k_interval(df, D_FROM, EPSILON, n_boot, seed)
+    out = {"cell": {"design": "configs/c4_price.yaml", "d": D_TO, "epsilon": EPSILON},
+           "anchor": {"d": D_FROM, "k_eff": round(k3, 4), "lo": round(lo3, 4),
+                      "hi": round(hi3, 4), "samples": n3},
+           "models": {}}
+    for name, b in MODELS.items():
+        f = (D_TO / D_FROM) ** b
+        out["models"][name] = {"b": b, "k_eff": round(k3 * f, 4), "lo": round(lo3 * f, 4),
+                               "hi": round(hi3 * f, 4), "pure": float(D_TO ** b)}
+    return out
+
+
+def write_predictions(df: pd.DataFrame, gpu_rows_exist: bool, path=PREDICTIONS) -> dict:
+    """Writes :func:`predict` to ``path``; refuses once d = 4 rows exist (a prediction made
+    after the data is not blind)."""
+    import yaml
+
+    if gpu_rows_exist:
+        raise ValueError(f"d = {D_TO} rows exist: the prediction in {path} must predate them")
+    pred = predict(df)
+    head = ("# C4 at d = 4, BLIND: k_eff = E (e^(eps/2) - 1) predicted under d^2 and d from the\n"
+            "# committed d = 3 rows, before any d = 4 row existed (claims/c4_blind.py; written\n"
+            "# by python -m scripts.mechanism_price --predict-d4). Do not edit by hand.\n")
+    Path(path).write_text(head + yaml.safe_dump(pred, sort_keys=False))
+    return pred
+
+
+def load_predictions(path=None) -> dict | None:
+    import yaml
+
+    path = PREDICTIONS if path is None else path
+    return yaml.safe_load(Path(path).read_text()) if Path(path).exists() else None
+
+
+def _pred_text(pred: dict) -> str:
+    a = pred["anchor"]
+    return (f"from k_eff(3) = {fmt_interval(a['k_eff'], a['lo'], a['hi'])}: "
+            + "; ".join(f"{name}: k_eff(4) = {fmt_interval(m['k_eff'], m['lo'], m['hi'])} "
+                        f"(pure model {m['pure']:g})" for name, m in pred["models"].items()))
+
+
+def analyse(results) -> list[VerdictRow]:
+    pred = load_predictions()
+    if pred is None:
+        return []
+    gpu = Path(results.root) / mp.CSV_GPU
+    df = pd.read_csv(gpu) if gpu.exists() else None
+    setting = (f"k_eff at d = {D_TO}, blind: n = 192, n_pub = 12, epsilon = {EPSILON:g} (the "
+               f"cap does not bind), predicted from d = {D_FROM} before any d = {D_TO} row")
+    theory = _pred_text(pred)
+    if df is None or not (df["d"] == D_TO).any():
+        return [VerdictRow(
+            claim="C4", figure="c4_dimension", setting=setting,
+            paper="ln|G| = O(d^2 ln n_pub) (Theorem 4.9's d^2)",
+            measured=f"no d = {D_TO} rows: the GPU batch {GPU_BATCH} has not run",
+            theory=theory,
+            verdict=f"reference (a prediction committed in configs/c4_predictions.yaml; the "
+                    f"d = {D_TO} rows wait for the GPU batch {GPU_BATCH})",
+            statistic=STAT_D4, trials=trial_set(mp.CSV.removesuffix(".csv")),
+            epsilon=EPSILON, extra="d = 4 blind")]
+    k4, lo, hi, n = k_interval(df, D_TO, EPSILON, max(int(results.n_boot), 200))
+    m2, m1 = pred["models"]["d^2"], pred["models"]["d"]
+    v = prediction_verdict(lo, hi, k4, (m2["lo"], m2["hi"]), (m1["lo"], m1["hi"]),
+                           ("d^2's", "d's"))
+    return [VerdictRow(
+        claim="C4", figure="c4_dimension", setting=setting,
+        paper="ln|G| = O(d^2 ln n_pub) (Theorem 4.9's d^2)",
+        measured=f"k_eff(4) = {fmt_interval(k4, lo, hi)} ({n} samples)", theory=theory,
+        verdict=v, statistic=STAT_D4, trials=trial_set(mp.CSV_GPU.removesuffix(".csv")),
+        slope=k4, slope_lo=lo, slope_hi=hi, epsilon=EPSILON, extra="d = 4 blind")]
