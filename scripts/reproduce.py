@@ -158,6 +158,7 @@ class Plan:
         self.partial = bool(self.args_text or opts.experiments is not None or self.claims)
         self.n_boot = opts.n_boot or ("50" if self.quick else "300")
         self.instances = opts.audit_instances or ("40" if self.quick else "300")
+        self.kept_outputs: list[str] = []  # committed non-sweep tables kept (kept())
         self._experiments = opts.experiments
 
     @property
@@ -211,6 +212,25 @@ class Plan:
                         self.instances),
                 self.py("scripts.privacy_audits", "--results", self.results,
                         "--jobs", str(self.o.n_jobs), *(["--scale", "0.25"] if self.quick else []))]
+
+    def kept(self, cmd: list[str]) -> bool:
+        """Is ``cmd``'s output a committed table that ``make reproduce`` keeps? In the default
+        profile, without RECOMPUTE, the tables that are not sweeps and take CPU-minutes (C4's
+        exact price tables, about 20 CPU-minutes; the privacy audits, about 6) are kept where
+        the results root holds them, as the long sweeps' trials are restored: the figures and
+        verdicts are still recomputed from them. ``make audit`` and ``make c4-inputs`` always
+        recompute."""
+        if self.quick or self.o.recompute:
+            return False
+        out = None
+        if "--out" in cmd:
+            out = cmd[cmd.index("--out") + 1]
+        elif "scripts.privacy_audits" in cmd:
+            out = f"{self.results}/privacy_audits/audit.csv"
+        if out is None or not Path(out).is_file():
+            return False
+        self.kept_outputs.append(out)
+        return True
 
     def inputs(self) -> list[list[str]]:
         """The non-sweep inputs (``Claim.inputs``) of the claims whose experiments are
@@ -303,9 +323,14 @@ def reproduce(plan: Plan, run: Runner) -> None:
                 f"do not change them (make audit RESULTS={plan.results} runs them here)")
     else:
         for cmd in plan.audit():
-            run.run(cmd)
+            if not plan.kept(cmd):
+                run.run(cmd)
     for cmd in plan.inputs():
-        run.run(cmd)
+        if not plan.kept(cmd):
+            run.run(cmd)
+    if plan.kept_outputs:
+        run.say(f"== kept as committed (make reproduce RECOMPUTE=1, make audit or make c4-inputs "
+                f"recompute them): {', '.join(plan.kept_outputs)}")
     run.run(plan.figures())
     run.run(plan.summary())
     r = plan.results

@@ -117,3 +117,22 @@ def test_the_driver_refuses_a_bad_value_in_one_line(flag, value, name, capsys, t
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"{name} must be") and f"'{value}'" in err and "\n" not in err
     assert not (tmp_path / "r").exists()
+
+
+def test_reproduce_keeps_committed_non_sweep_tables_unless_recompute(tmp_path, capsys):
+    """In the default profile the committed privacy audits and C4's price tables are kept (as
+    the long sweeps' trials are restored); RECOMPUTE=1 and the quick profile recompute them."""
+    root = tmp_path / "root"
+    (root / "privacy_audits").mkdir(parents=True)
+    (root / "privacy_audits" / "audit.csv").write_text("learner\n")
+
+    def steps(*extra):
+        assert reproduce.main(["reproduce", "--results", str(root), "--dry-run", *extra]) == 0
+        return capsys.readouterr().out
+
+    kept = steps()
+    assert "scripts.privacy_audits" not in kept and "== kept as committed" in kept
+    assert "scripts.exact_audits" in kept  # seconds: always rerun
+    assert "scripts.mechanism_price" in kept  # C4's tables are not in this root: computed
+    assert "scripts.privacy_audits" in steps("--recompute")
+    assert "scripts.privacy_audits" in steps("--profile", "quick")
