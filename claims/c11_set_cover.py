@@ -14,7 +14,6 @@ composition, ``eps_hat ~ 1/sqrt(R)``). Two experiments on planted conjunctions (
 * ``c11_set_cover_D`` (k = 4, D = 16..1024): the slope of ``log n_hat`` against ``log ln(2D)``.
   ``n ~ ln(2D) + ln(4k ln(2/alpha)/beta)`` (``lambda`` of Theorem 3.2 with ``|H| = 2D``) has a
   slope between that of the expression with its additive constant and 1 (pure ``ln 2D``).
-
 * ``c11_set_cover_decoy`` (D = 64, k = 1..8, both budgets): the k rate on a population
   where it must show (:class:`ppm.set_cover.populations.DecoyConjunction`). On planted
   conjunctions every wrong literal labels about half the positives 0, so ``n_hat`` follows the
@@ -34,9 +33,8 @@ composition, ``eps_hat ~ 1/sqrt(R)``). Two experiments on planted conjunctions (
 Every counted row names its alternative (:func:`claims.predictions.rate_verdict`): a decoy k row
 is weighed against the other composition's range (they overlap once Theorem 3.2's log factor
 is in, so no precision separates them there and the row says so); the contrast itself is the
-paired difference ``slope(naive) - slope(Claim 3.4)`` on the decoy trials (both compositions
-run on the same sample of every ``(k, n, trial)``, :func:`analysis.slopes.
-slope_difference_paired`), prediction the ratio of the two per-round budgets (about 0.5:
+paired difference ``slope(naive) - slope(Claim 3.4)`` on the decoy trials (same sample per
+``(k, n, trial)``, :func:`analysis.slopes.slope_difference_paired`), prediction the ratio of the two per-round budgets (about 0.5:
 ``eps_hat ~ 1/sqrt(R)``, ``R ~ k``), alternative 0 (Claim 3.4 saves nothing). The D rows'
 alternative is no dependence on D (slope 0).
 

@@ -74,6 +74,17 @@ def _legacy(cell_dir: Path) -> list[str]:
                   if LEGACY_TRIAL.fullmatch(n) or LEGACY_TMP.fullmatch(n) or n == RESTORED)
 
 
+def _insert_all(con, rows) -> None:
+    """Insert ``rows`` in one transaction (all or none; existing trials are kept)."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        con.executemany(_INSERT, rows)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
 @contextmanager
 def _open(cell_dir, create: bool = True):
     """A connection to a cell's store (autocommit: one statement, one transaction), the former
@@ -130,13 +141,7 @@ def _migrate(con: sqlite3.Connection, cell_dir: Path, legacy: list[str]) -> None
         except FileNotFoundError:  # migrated by another process meanwhile
             continue
         rows.append((int(m.group(1)), text, int(name in restored), written))
-    con.execute("BEGIN IMMEDIATE")
-    try:
-        con.executemany(_INSERT, rows)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+    _insert_all(con, rows)
     for name in legacy:  # restored.txt last: the files it lists are gone by then
         if name != RESTORED:
             (cell_dir / name).unlink(missing_ok=True)
@@ -346,13 +351,7 @@ def restore(trials_csv: Path, cache: Path) -> tuple[int, int]:
                      1, now) for trial, idx in trials.items() if trial not in have]
             before = con.total_changes
             if rows:
-                con.execute("BEGIN IMMEDIATE")
-                try:
-                    con.executemany(_INSERT, rows)
-                    con.execute("COMMIT")
-                except BaseException:
-                    con.execute("ROLLBACK")
-                    raise
+                _insert_all(con, rows)
             new = con.total_changes - before
         written += new
         kept += len(trials) - new
