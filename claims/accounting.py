@@ -212,6 +212,16 @@ def _varying_label(parts) -> list[str]:
     return [str(r.extra or r.setting) for r in parts]
 
 
+def _first_clause(text: str) -> str:
+    """``text`` up to its first "; " outside parentheses (a reading's headline measurement)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if ch == ";" and depth <= 0:
+            return text[:i]
+    return text
+
+
 def intersection_union(verdicts) -> str:
     """The joint verdict of ``k`` readings of one trial set (rule 4): an intersection-union
     reading, so no multiplicity correction is needed for it. "holds" only when every reading
@@ -290,7 +300,7 @@ def one_per_trial_set(rows):
             claim=parts[0].claim, figure=parts[0].figure,
             setting=f"{JOINT} ({trials}): {', '.join(labels)}",
             paper=parts[0].paper,
-            measured="; ".join(f"{lab}: {r.measured.split(';')[0]} -> {_plain(r.verdict)}"
+            measured="; ".join(f"{lab}: {_first_clause(r.measured)} -> {_plain(r.verdict)}"
                                for lab, r in zip(labels, parts)),
             theory=parts[0].theory if len({r.theory for r in parts}) == 1 else
             "each reading against its own band: " + " | ".join(r.theory for r in parts),

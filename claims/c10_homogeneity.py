@@ -134,8 +134,13 @@ def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
         theory=(f"> 0 at shift {s1:g} by construction: every private label is 1 there, so a "
                 "learner that reads only the private labels has no negative example; a check, "
                 "not evidence"),
-        verdict=check_verdict(fails_on_mixture, f"shift {s1:g}: {m1:+.3f} [{lo1:+.3f}, "
-                                                f"{hi1:+.3f}] meets 0"),
+        # without parity at shift 0 the failure at shift 1 cannot be read as the mixture's:
+        # shown as a reference, not as a check that passed
+        verdict=(check_verdict(fails_on_mixture, f"shift {s1:g}: {m1:+.3f} [{lo1:+.3f}, "
+                                                 f"{hi1:+.3f}] meets 0") if works_homogeneous
+                 else f"reference (precondition at shift {s0:g} not met: the difference at "
+                      f"shift {s1:g} is not the mixture's alone): {m1:+.3f} [{lo1:+.3f}, "
+                      f"{hi1:+.3f}]"),
         statistic=STATISTIC, trials=trial_set((experiment, {"n": n, "shift": s1})),
         d=d, extra=f"{experiment}, n={n}, shift {s1:g} check")
     return [parity_row, check_row]

@@ -108,3 +108,10 @@ def test_no_claim_counts_two_rows_on_one_trial_set_in_the_committed_results():
         for i in range(len(trials)):
             for j in range(i + 1, len(trials)):
                 assert not share_trials(trials[i], trials[j]), (claim, trials[i], trials[j])
+
+
+def test_a_joint_row_quotes_each_reading_without_cutting_a_parenthesis():
+    rows = [_row("holds", "e1", 0.1), _row("holds", "e1", 0.2)]
+    rows[0].measured = "slope = 1.0 [0.9, 1.1] (5 points; 2 censored); floor 48"
+    joint = one_per_trial_set(rows)[0]
+    assert "slope = 1.0 [0.9, 1.1] (5 points; 2 censored) -> holds" in joint.measured
