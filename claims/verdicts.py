@@ -288,6 +288,9 @@ def combined_verdict(verdicts) -> str:
     if not v:
         if n_checks:
             return loud + (f"checks only: {n_checks - len(failed)} of {n_checks} passed")
+        if verdicts:  # rows, but none counted and no check (e.g. every precondition unmet)
+            return (f"nothing counted: {len(verdicts)} reference or breakdown rows "
+                    "(details in the claim's rows)")
         return "not run"
     return loud + _combined(v)
 

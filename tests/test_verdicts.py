@@ -90,7 +90,7 @@ def test_upper_bound_verdict_rejects_a_bad_direction():
     ([FASTER, FASTER, "inconclusive (x)"], f"{FASTER} in 2 of 3 settings, 1 inconclusive"),
     (["holds", "holds with caveat", "not measured"],
      "holds (with caveat) in 2 of 3 settings, 1 inconclusive"),
-    (["reference (non-private)"], "not run"),
+    (["reference (non-private)"], "nothing counted: 1 reference or breakdown rows (details in the claim's rows)"),
     (["holds", FASTER, "breakdown (part of a pooled row): inconclusive (x)",
       "breakdown (part of a pooled row): inconclusive (y)"],
      f"mixed: holds in 1 of 2 settings, {FASTER} in 1"),
@@ -551,3 +551,9 @@ def test_detectable_difference_is_the_80_percent_power_effect():
     assert v.startswith("inconclusive") and f"{mde:.3f}" in v
     assert comparison(0.01, 0.05, mde) == "PPM better"
     assert comparison(0.01, 0.01).startswith("inconclusive (zero-width")
+
+
+def test_a_claim_with_reference_rows_only_is_not_called_not_run():
+    v = combined_verdict(["reference (precondition not met, not a bug: x)", "reference (y): z"])
+    assert v.startswith("nothing counted: 2 reference") and "not run" not in v
+    assert combined_verdict([]) == "not run"
