@@ -170,6 +170,15 @@ def claim_verdict(verdicts, extras=None) -> tuple[str, str]:
     if any(k == "statistical" for k in kinds):
         return loud + combined_verdict(rest), "statistical"
     if audits:
+        checks = [v for v, k in zip(verdicts, kinds) if k == "check"]
+        if checks:  # the claim's other rows are checks (constructions): said beside the audit
+            n_ok = sum(not failed(v) for v in checks)
+            head, kind = claim_verdict([v for v, k in zip(verdicts, kinds) if k != "check"],
+                                       [e for e, k in zip(extras, kinds) if k != "check"])
+            tail = f"its other rows are checks only ({n_ok} of {len(checks)} passed)"
+            if n_ok < len(checks):
+                return f"CHECK FAILED ({len(checks) - n_ok} of {len(checks)}); {head}; {tail}", kind
+            return f"{head}; {tail}", kind
         if len(audits) == 1:
             return audits[0], "audit"
         weak = [v for v in audits if f": {UNDERPOWERED}" in _plain(v)]

@@ -43,6 +43,17 @@ def test_audit_verdicts_say_what_they_are_and_fail_loudly():
     assert claim_verdict(["holds", audit_verdict(True, 9)])[0] == combined_verdict(["holds"])
 
 
+def test_an_audit_claim_with_construction_checks_says_both():
+    """A claim whose rows are an audit and checks (constructions) says both: the audit's
+    verdict, then that its other rows are checks only; a failed check is loud at the front."""
+    ok = as_check("construction", True)
+    v, kind = claim_verdict([audit_verdict(True, 77, "neighbouring pairs"), ok, ok])
+    assert kind == "audit" and v.startswith("exact audit: passes (77 neighbouring pairs)")
+    assert v.endswith("its other rows are checks only (2 of 2 passed)")
+    v, _ = claim_verdict([audit_verdict(True, 77), ok, as_check("construction", False)])
+    assert v.startswith("CHECK FAILED (1 of 2)") and failed(as_check("c", False))
+
+
 def _details():
     rows = [_row("C1", "holds", d=1), _row("C1", "holds", d=2),
             _row("C6", audit_verdict(True, 300)), _row("C7", audit_verdict(True, 300)),
