@@ -40,6 +40,7 @@ from scipy.special import expit, logit as logit_fn
 from scipy.stats import beta as beta_dist, norm
 
 from analysis.aggregate import ERROR_COL
+from analysis.coverage_tails import tails
 from analysis.dose_response import glm_fit, use_reading
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import (bootstrap, sample_complexity_slope, sample_complexity_slope_against,
@@ -431,6 +432,8 @@ def summarise(records, scale: float = 1.0) -> pd.DataFrame:
         ok = np.isfinite(g["lo"]) & np.isfinite(g["hi"])
         hit = int((ok & (g["lo"] <= g["true"]) & (g["true"] <= g["hi"])).sum())
         t = len(g)
+        tail = tails(int((ok & (g["true"] < g["lo"])).sum()),  # each tail (coverage_tails)
+                     int((ok & (g["true"] > g["hi"])).sum()), hit, t)
         lof = g["lack_of_fit"]
         flagged = (float(lof.map(lambda s: isinstance(s, str) and s != "").mean())
                    if key[2] == "fit" and key[3] == "slope" else math.nan)
@@ -445,7 +448,7 @@ def summarise(records, scale: float = 1.0) -> pd.DataFrame:
                              coverage=hit / t, **dict(zip(("coverage_lo", "coverage_hi"),
                                                           clopper_pearson(hit, t))),
                              datasets=t, valid=int(ok.sum()), lack_of_fit_frac=flagged,
-                             censored_frac=float(g["censored_frac"].mean())))
+                             censored_frac=float(g["censored_frac"].mean()), **tail))
     return pd.DataFrame(rows)
 
 

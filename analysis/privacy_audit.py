@@ -16,15 +16,19 @@ lower confidence bound on the smallest epsilon the inequality allows:
    output must declare its discretisation (``outcome``: a function of the stacked outputs to
    integers, e.g. :func:`bins`); a float output without one is refused, never truncated.
 2. **Selection batch.** For every candidate pair (built by the caller under the learner's own
-   neighbour relation) ``n_select`` runs on each side. The candidate events are an ordered
-   family: the prefixes of the outcomes sorted by their smoothed likelihood ratio, in both
-   directions (by Neyman-Pearson, the most powerful events of each size; over declared bins
-   of a real output, a histogram classifier of the two sides). An event is eligible only if
-   its probability on the numerator side is at least ``p_min`` (DP-Sniper's ``c``) and it
-   holds at least ``min_count`` selection runs (StatDP's count threshold). Among the eligible
-   ones the event kept is the one whose bound *would be largest on the evaluation batch*:
-   :func:`loss_lower_bound` at ``n_eval`` runs with the selection's pessimistic frequencies
-   (:func:`predicted_bound`).
+   neighbour relation) ``n_select`` runs on each side. The candidate events, in both
+   directions, come from three families (:mod:`analysis.audit_events`): the prefixes of the
+   outcomes sorted by their smoothed likelihood ratio (by Neyman-Pearson, the most powerful
+   events of each size among the outcomes seen); the ordered events ``{f <= t}``, ``{f >= t}``
+   of every coordinate of the outcome and of their sum; and, for vector outcomes, DP-Sniper's
+   learned event, a logistic regression of the two sides thresholded. The events are built
+   on the first half of the batch (the likelihood order, the classifier's fit) and scored on
+   the second, so that no family profits from fitting the batch's noise. An event is eligible
+   only if its probability on the numerator side is at least ``p_min`` (DP-Sniper's ``c``)
+   and it holds at least ``min_count`` runs of the scoring half (StatDP's count threshold).
+   Among the eligible ones the event kept is the one whose bound *would be largest on the
+   evaluation batch*: :func:`loss_lower_bound` at ``n_eval`` runs with the scoring half's
+   pessimistic frequencies (:func:`predicted_bound`).
    This weighs the ratio against the evaluation's power, so tiny events whose selection
    advantage is noise are not chosen (their ratio vanishes on fresh runs).
 3. **Evaluation batch.** ``n_eval`` FRESH runs on each side of the chosen pair only. With
@@ -60,6 +64,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 from scipy import stats
+
+from analysis.audit_events import FAMILIES, KeySet, candidates  # noqa: F401 (FAMILIES: API)
 
 ALPHA = 0.05  # one-sided: the bound holds with probability >= 1 - ALPHA
 P_MIN = 0.01  # smallest numerator-side probability of an eligible event (DP-Sniper's c)
@@ -166,8 +172,9 @@ def predicted_bound(k1: float, k2: float, n: int, n_eval: int, delta: float = 0.
 def select_event(first: dict, second: dict, n: int, n_eval: int | None = None,
                  delta: float = 0.0, alpha: float = ALPHA, p_min: float = P_MIN,
                  min_count: int = MIN_COUNT) -> tuple[frozenset, float]:
-    """The event (set of outcome keys) of ``first`` over ``second`` (``{key: count}`` of ``n``
-    runs each) with the largest :func:`predicted_bound` at ``n_eval`` (default ``n``) among the
+    """The likelihood family scored in-sample (the audit itself builds and scores on separate
+    halves, :func:`_selection`): the event (set of outcome keys) of ``first`` over ``second``
+    (``{key: count}`` of ``n`` runs each) with the largest :func:`predicted_bound` at ``n_eval`` (default ``n``) among the
     eligible prefixes of the outcomes sorted by the smoothed ratio ``(c1 + 1/2) / (c2 + 1/2)``
     (numerator count ``>= max(min_count, p_min n)``). Returns ``(event, score)``; the event is
     the first outcome alone (score 0) when none is eligible."""
@@ -206,6 +213,7 @@ class AuditResult:
     seed: int
     alpha: float
     seconds: float
+    event: str = ""         # the chosen event, in words (its family and threshold)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -221,36 +229,84 @@ def _check(pairs, epsilon, n_select, n_eval, alpha, p_min):
                          f"{p_min}")
 
 
+def _selection(ra: np.ndarray, rb: np.ndarray, n: int, n_eval: int, delta: float,
+               alpha: float, p_min: float, min_count: int, families) -> list:
+    """The best event of each direction of one pair's selection batches ``ra``, ``rb`` (``n``
+    runs each): ``[(score, forward, event)]`` (module docstring, step 2).
+
+    The likelihood family is built and scored on the whole batch (its in-sample score is
+    optimistic); the ordered and learned events are built on the first half and scored on the
+    second (:func:`analysis.audit_events.candidates`), so they replace the likelihood event
+    only where their held-out score beats its in-sample one."""
+    half = n // 2
+    held = n - half
+    uniq, inv = np.unique(np.vstack([ra, rb]), axis=0, return_inverse=True)
+    inv = np.asarray(inv).reshape(-1)
+    parts = [np.bincount(inv[lo:hi], minlength=len(uniq))
+             for lo, hi in ((0, half), (half, n), (n, n + half), (n + half, 2 * n))]
+    fa, sa, fb, sb = parts
+    keys = [u.tobytes() for u in uniq]
+    floor = max(min_count, p_min * held)
+    others = tuple(f for f in families if f != "likelihood")
+    out = []
+    for forward, (f1, f2, c1, c2) in ((True, (fa, fb, sa, sb)), (False, (fb, fa, sb, sa))):
+        t1, t2 = f1 + c1, f2 + c2
+        if "likelihood" in families:
+            event, score = select_event({k: int(c) for k, c in zip(keys, t1) if c},
+                                        {k: int(c) for k, c in zip(keys, t2) if c},
+                                        n, n_eval, delta, alpha, p_min, min_count)
+            best = (score, KeySet(event))
+        else:  # nothing eligible: the first side's commonest outcome (score 0)
+            best = (0.0, KeySet(frozenset([keys[int(np.argmax(t1))]])))
+        for event, k1, k2 in (candidates(uniq, c1, c2, f1, f2, others) if others else ()):
+            if k1 >= floor:
+                score = predicted_bound(k1, k2, held, n_eval, delta, alpha)
+                if score > best[0]:
+                    best = (score, event)
+        out.append((best[0], forward, best[1]))
+    return out
+
+
 def audit(mechanism: Mechanism, pairs: Sequence[tuple], epsilon: float, *, delta: float = 0.0,
           n_select: int = 2000, n_eval: int = 4000, seed: int = 0, alpha: float = ALPHA,
           outcome: Outcome | None = None, p_min: float = P_MIN,
-          min_count: int = MIN_COUNT) -> AuditResult:
-    """Statistical audit of ``mechanism`` on the neighbouring ``pairs`` (module docstring)."""
+          min_count: int = MIN_COUNT, families: Sequence[str] = FAMILIES) -> AuditResult:
+    """Statistical audit of ``mechanism`` on the neighbouring ``pairs`` (module docstring);
+    ``families``: the candidate events' families (:data:`analysis.audit_events.FAMILIES`)."""
     _check(pairs, epsilon, n_select, n_eval, alpha, p_min)
+    bad = set(families) - set(FAMILIES)
+    if bad or not families:
+        raise ValueError(f"audit: families must be a non-empty subset of {FAMILIES}, got "
+                         f"{tuple(families)}")
     t0 = time.perf_counter()
-    best = (-1.0, 0, True, frozenset())
+    best = (-1.0, 0, True, None)
     for i, (a, b) in enumerate(pairs):
-        ca = _keyed(sample_outcomes(mechanism, a, n_select, seed, i, 0, SELECT, outcome))
-        cb = _keyed(sample_outcomes(mechanism, b, n_select, seed, i, 1, SELECT, outcome))
-        for forward, (c1, c2) in ((True, (ca, cb)), (False, (cb, ca))):
-            event, score = select_event(c1, c2, n_select, n_eval, delta, alpha, p_min,
-                                        min_count)
+        ra = sample_outcomes(mechanism, a, n_select, seed, i, 0, SELECT, outcome)
+        rb = sample_outcomes(mechanism, b, n_select, seed, i, 1, SELECT, outcome)
+        for score, forward, event in _selection(ra, rb, n_select, n_eval, delta, alpha, p_min,
+                                                min_count, families):
             if score > best[0]:
                 best = (score, i, forward, event)
     score, i, forward, event = best
     a, b = pairs[i]
-    ea = _keyed(sample_outcomes(mechanism, a, n_eval, seed, i, 0, EVALUATE, outcome))
-    eb = _keyed(sample_outcomes(mechanism, b, n_eval, seed, i, 1, EVALUATE, outcome))
-    ka, kb = sum(ea.get(o, 0) for o in event), sum(eb.get(o, 0) for o in event)
+    ea = sample_outcomes(mechanism, a, n_eval, seed, i, 0, EVALUATE, outcome)
+    eb = sample_outcomes(mechanism, b, n_eval, seed, i, 1, EVALUATE, outcome)
+    ka, kb = int(event.contains(ea).sum()), int(event.contains(eb).sum())
     k1, k2 = (ka, kb) if forward else (kb, ka)
     lb = loss_lower_bound(k1, n_eval, k2, n_eval, delta, alpha)
+    if isinstance(event, KeySet):
+        size = len(event.keys)
+    else:  # the distinct outcomes of the fresh runs that fall in the event
+        both = np.vstack([ea, eb])
+        inside = both[event.contains(both)]
+        size = len(np.unique(inside, axis=0)) if len(inside) else 0
     return AuditResult(
         epsilon=float(epsilon), delta=float(delta), epsilon_lb=lb,
         verdict=PASSES if lb <= epsilon else FAILS, pair=i, forward=forward,
-        event_size=len(event), selection_score=score, k_first=k1, k_second=k2,
+        event_size=size, selection_score=score, k_first=k1, k_second=k2,
         n_select=n_select, n_eval=n_eval, n_pairs=len(pairs),
         runs=2 * n_select * len(pairs) + 2 * n_eval, seed=int(seed), alpha=alpha,
-        seconds=time.perf_counter() - t0)
+        seconds=time.perf_counter() - t0, event=event.describe())
 
 
 def audit_with_control(leak: Callable[[float], Mechanism], pairs: Sequence[tuple],

@@ -13,7 +13,18 @@ negative example: its failure is structural. The variant that scores the public 
 its unlabelled sample and the private examples as its labelled one; d = 1 (the sanitizer exists
 for thresholds only), next to the one-dichotomy cover (``semi_private``) and PPM at d = 1.
 
-What counts (:mod:`claims.accounting`): nothing yet; C10 is checks only. The failure at shift 1
+What counts (:mod:`claims.accounting`): one row, the comparison with the baseline that is not
+built to fail (:func:`fair_row`): ``semi_private_all``, the semi-private learner that also scores
+the public labels, so it assumes nothing about which label is public. Its statistic is the
+paired error difference ``error(semi_private_all) - error(PPM)`` at shift 1 and the largest n
+(:data:`STATISTIC`); the rule, from BMN20's statement (Section 1: a method built for
+homogeneous public data fails on a mixture) with C10's parity margin ``TOL``: parity at shift 0
+(the upper end of the shift-0 difference within ``TOL``) is its precondition; then **holds**
+(the method fails on the mixture) when the shift-1 interval lies entirely above ``TOL``, **does
+not hold** when its upper end is at most ``TOL`` (no failure beyond the parity margin),
+**inconclusive** when it straddles ``TOL``. The difference at every shift is reported beside it.
+
+The rest are checks. The failure at shift 1
 follows from the construction (every private label is 1, so a learner that reads only the
 private labels has no negative example): a built-in check per learner ("check: passed" /
 "check: FAILED"), not evidence. The parity at shift 0 (the difference's interval within ``TOL``,
@@ -27,13 +38,12 @@ GenericLearner's shift-0 difference +0.016 [+0.008, +0.025] straddled the margin
 trials at n = 1024 (about 0.1 CPU-hours) decided it: +0.024 [+0.021, +0.028], beyond the margin
 (its parity check fails).
 
-C10's counted comparison waits for a baseline that is not built to fail on the mixture: the
-variant that scores the public labels too (``semi_private_all``, reported here as a finding) or
-a published public + private method. It is not measured yet.
-
 Provenance (``VerdictRow.statistic`` / ``trials``): both rows of a learner are the paired error
 difference learner minus PPM (:data:`STATISTIC`), each read off its own cells of the sweep at
-the largest n (``<experiment>[n=..,shift=0]`` and ``[n=..,shift=1]``; shift = 1 - 2 eta).
+the largest n (``<experiment>[n=..,shift=0]`` and ``[n=..,shift=1]``; shift = 1 - 2 eta). The
+counted row reads both cells (the shift-1 difference, its precondition at shift 0): the same
+samples as the semi-private learner's checks (every learner is fitted on the same sample),
+which are not counted, so the sweep has one counted row.
 """
 
 from __future__ import annotations
@@ -117,8 +127,8 @@ def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
         theory=(f"about 0 at shift {s0:g} (homogeneous: interval within {TOL:g}, the margin "
                 f"fixed by design): a precondition (every method should match PPM on "
                 f"homogeneous data), a check, not evidence; the failure at shift {s1:g} follows "
-                "from the construction (a check, below); C10's counted comparison waits for a "
-                "baseline not built to fail there"),
+                "from the construction (a check, below); C10's counted comparison is the "
+                "baseline not built to fail there (semi_private_all, its own row)"),
         # met: a check that passed; not met (or not established): a property of the baseline,
         # not a bug, so a reference row (shown, not counted, never "check: FAILED")
         verdict=(as_check(PARITY, True, v) if works_homogeneous
@@ -146,6 +156,73 @@ def _row(trials, learner: str, name: str, experiment: str) -> VerdictRow:
     return [parity_row, check_row]
 
 
+def fair_verdict(d0: tuple, d1: tuple, tol: float = TOL) -> str:
+    """The rule of the counted row (module docstring) on the paired differences ``d0`` (shift
+    0) and ``d1`` (shift 1), each ``(mean, lo, hi)``: parity at shift 0 first (its upper end
+    within ``tol``; otherwise "inconclusive": the shift-1 difference would not be the
+    mixture's alone), then the shift-1 interval entirely above ``tol``: holds; its upper end
+    at most ``tol``: does not hold; straddling ``tol``: inconclusive."""
+    if not (isinstance(tol, (int, float)) and tol > 0):
+        raise ValueError(f"tol must be a number > 0, got {tol!r}")
+    (m0, lo0, hi0), (m1, lo1, hi1) = d0, d1
+    if not np.isfinite([lo0, hi0, lo1, hi1]).all():
+        return "inconclusive (no interval: no spread and no resolution)"
+    at1 = f"shift 1: {m1:+.3f} [{lo1:+.3f}, {hi1:+.3f}]"
+    if hi0 > tol:
+        return (f"inconclusive (precondition not met: at shift 0 the difference {m0:+.3f} "
+                f"[{lo0:+.3f}, {hi0:+.3f}] reaches above {tol:g}, so the difference at "
+                f"{at1} is not the mixture's alone)")
+    if lo1 > tol:
+        return (f"holds (fails on the mixture: {at1} lies entirely above {tol:g}, with parity "
+                "at shift 0)")
+    if hi1 <= tol:
+        better = ("; it beats PPM there: the whole interval lies below 0" if hi1 < 0 else "")
+        return (f"does not hold (no failure on the mixture beyond the parity margin: {at1}, "
+                f"upper end within {tol:g}{better})")
+    return f"inconclusive ({at1} straddles {tol:g})"
+
+
+def fair_row(trials, experiment: str = "c10_homogeneity") -> VerdictRow | None:
+    """The counted row: ``semi_private_all`` against PPM across the shift (module docstring);
+    ``None`` when the sweep has no ``semi_private_all``."""
+    if SEMI_PRIVATE_ALL not in set(trials.learner):
+        return None
+    n = int(trials["n"].max())
+    big = trials[trials.n == n]
+    res = error_resolution(big)
+    shifts = np.sort(big["shift"].unique())
+    s0, s1 = float(shifts.min()), float(shifts.max())
+    diffs = {float(s): paired_difference(big[big["shift"] == s], SEMI_PRIVATE_ALL, PPM, ["n"],
+                                         res) for s in shifts}
+    d0, d1 = diffs[s0], diffs[s1]
+    pairs = int(((big["shift"] == s1) & (big.learner == SEMI_PRIVATE_ALL)).sum())
+    d = int(trials[D].iloc[0])
+    across = "; ".join(f"shift {s:g}: {m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+                       for s, (m, lo, hi) in sorted(diffs.items()))
+    # the other sizes of the sweep, at shift 1 (reported, not read by the rule)
+    for n_other in sorted(set(trials["n"]) - {n}):
+        small = trials[(trials.n == n_other) & (trials["shift"] == s1)]
+        m, lo, hi = paired_difference(small, SEMI_PRIVATE_ALL, PPM, ["n"], res)
+        across += f"; at n={n_other}, shift {s1:g}: {m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+    return VerdictRow(
+        claim="C10", figure="c10_homogeneity",
+        setting=(f"semi-private scoring public labels too, d={d}, n={n}, shift {s0:g}..{s1:g}: "
+                 "the baseline not built to fail"),
+        paper=STATEMENT,
+        measured=(f"error(semi_private_all) - error(PPM), paired ({pairs} trials per shift), "
+                  f"shift {s1:g}: {d1[0]:+.3f} [{d1[1]:+.3f}, {d1[2]:+.3f}]; at every shift: "
+                  f"{across}; change from shift {s0:g} to {s1:g} (context): "
+                  f"{d1[0] - d0[0]:+.3f}"),
+        theory=(f"BMN20 (Section 1): a method built for homogeneous public data fails on a "
+                f"mixture: parity at shift {s0:g} (upper end within {TOL:g}, the precondition), "
+                f"above {TOL:g} at shift {s1:g} (the interval entirely above it); alternative: "
+                f"no failure, the shift-{s1:g} upper end within {TOL:g}"),
+        verdict=fair_verdict(d0, d1),
+        statistic=STATISTIC,
+        trials=trial_set((experiment, {"n": n, "shift": s0}), (experiment, {"n": n, "shift": s1})),
+        d=d, extra=f"{experiment}, n={n}, fair baseline")
+
+
 def decide_text(m0: float, lo0: float, hi0: float, n_pairs: int) -> str:
     """The design that would decide an equivalence at shift 0 the interval straddles: the
     trials that shrink the half-width below ``TOL - |mean|`` (half-width ~ 1/sqrt(trials))."""
@@ -162,6 +239,7 @@ def analyse(results) -> list[VerdictRow]:
     trials = _trials(results)
     if trials is not None:
         rows += _row(trials, SEMI_PRIVATE, "semi-private", "c10_homogeneity")
+        rows += [r for r in (fair_row(trials),) if r is not None]
     trials = _trials(results, "c10_generic")
     if trials is not None:
         rows += _row(trials, GL, "GenericLearner (BNS15)", "c10_generic")

@@ -173,6 +173,9 @@ def analyse(results) -> list[VerdictRow]:
 
 
 def _panel(ax, trials, nhat, rows) -> None:
+    import matplotlib.ticker
+    from scipy import special
+
     beta, d = beta_of(nhat), first(trials, D, int)
     eps = first(trials[trials.learner == PPM], EPSILON)
     for i, alpha in enumerate(alphas_of(nhat)):
@@ -181,8 +184,16 @@ def _panel(ax, trials, nhat, rows) -> None:
             style, label = plotting.style_and_label(learner, f", alpha = {alpha:g}",
                                                     color=f"C{i}", ls=ls)
             plotting.draw_nhat(ax, sub[W_PUB], sub, float(trials["n"].max()), style, label)
-    plotting.log_axes(ax, np.sort(trials[W_PUB].unique()), r"mixture weight $w_{pub}$",
+    ws = np.sort(trials[W_PUB].unique())
+    plotting.log_axes(ax, ws, r"mixture weight $w_{pub}$ (logit scale)",
                       plotting.nhat_label(beta, " (total n)"))
+    # logit: w_pub near 0 and near 1 spread alike (on a log axis 0.75, 0.9, 0.95 collide)
+    ax.set_xscale("logit")
+    ax.set_xticks(ws, [f"{w:g}" for w in ws])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    pad = 0.25 * float(np.min(np.diff(special.logit(ws))) if len(ws) > 1 else 1.0)
+    ax.set_xlim(special.expit(special.logit(ws[0]) - pad), special.expit(special.logit(ws[-1])
+                                                                         + pad))
     ax.set_title(f"d = {d}, epsilon = {eps:g}\nslopes: " + plotting.fmt_values(
         [(f"alpha={r.alpha:g}", r.slope) for r in rows
          if r.d == d and r.statistic == STATISTIC]), fontsize=9)

@@ -219,8 +219,14 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
                                               shape[np.isin(Ts, sub[T].to_numpy()[ok])])
                 ax.plot(Ts, c * shape, color=f"C{i}", ls=":", lw=1,
                         label=f"(ln 2T + ln 1/beta)/(eps alpha) fitted, alpha = {alpha:g}")
+    import matplotlib.ticker
+
+    # the measured T as ticks, at most 8 labels (2^k): none collide however narrow the panel
+    shown = Ts[::max(1, math.ceil(len(Ts) / 8))]
     plotting.log_axes(ax, None, "grid points T (d = 1 domain)", plotting.nhat_label(beta),
                       base=2)
+    ax.set_xticks(shown, [f"$2^{{{math.log2(t):g}}}$" for t in shown])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_title(f"d = 1, epsilon = {eps:g}\n" + "; ".join(r.measured.split(": ", 1)[1]
                                                             for r in rows[:1]), fontsize=8)
     plotting.legend_below(ax)

@@ -11,7 +11,9 @@ Three renderers read the committed tables (written by ``scripts/summary.py``,
 - :func:`claim_page`: the body of ``docs/claims/<claim>.md``: the claim's statement, its combined
   verdict and headline measurement (``results/summary.csv``), its figure, its experiments, and
   every setting with its own verdict (``results/<claim>/summary.csv``);
-- :func:`bench_table`: the benchmark table of ``docs/performance.md`` from ``results/bench.csv``.
+- :func:`bench_table`: the benchmark table of ``docs/performance.md`` from ``results/bench.csv``;
+- :func:`learners_table`: the table of ``docs/usage.md`` of the scikit-learn checks each learner
+  fails by design, from the library (the registry's learners, ``ppm.sklearn_checks``), not results.
 
 Each lands between ``<!-- BEGIN GENERATED: <name> -->`` and ``<!-- END GENERATED: <name> -->``
 (:func:`replace_block`); text outside the markers is hand-written and kept. :func:`blocks` lists
@@ -149,6 +151,46 @@ def bench_table(bench: pd.DataFrame) -> str:
     return compact_table(bench[cols].rename(columns=BENCH_COLUMNS))
 
 
+def _reasons(failed: dict) -> str:
+    """``check -> reason`` grouped by reason: up to 3 checks by name, more as a count."""
+    by_reason: dict[str, list[str]] = {}
+    for check, reason in failed.items():
+        by_reason.setdefault(reason, []).append(check)
+    parts = []
+    for reason, checks in by_reason.items():
+        names = ", ".join(f"`{c}`" for c in sorted(checks))
+        parts.append(f"{names if len(checks) <= 3 else f'{len(checks)} checks'}: {reason}")
+    return "; ".join(parts)
+
+
+def learners_table() -> str:
+    """One row per check instance of every registered learner (``ppm.sklearn_checks``), main learners
+    first, then baselines, each by name: the checks of scikit-learn's suite it fails by design,
+    of how many, and why."""
+    from sklearn.utils.estimator_checks import estimator_checks_generator
+
+    from ppm.sklearn_checks import check_instances, expected_failed_checks, for_sklearn_checks
+    from ppm.registry import registered
+
+    lines = ["| learner | failing checks | why |", "|---|---|---|"]
+    for group in ("learner", "baseline"):
+        instances = {k: est for e in registered(group) for k, est in check_instances(e.cls).items()}
+        for key in sorted(instances):
+            est = for_sklearn_checks(instances[key])
+            total = len({getattr(check, "func", check).__name__
+                         for _, check in estimator_checks_generator(est)})
+            failed = expected_failed_checks(est)
+            name = key.replace("|", "\\|")
+            lines.append(f"| `{name}` | {len(failed)} of {total} | {_reasons(failed) or '-'} |")
+    return "\n".join(lines) + "\n"
+
+
+def learners_block() -> str:
+    """The block ``learners`` of ``docs/usage.md``: note and :func:`learners_table`."""
+    return (NOTE.format(source="ppm.sklearn_checks.EXPECTED_FAILED_CHECKS and the registry") + "\n\n"
+            + learners_table())
+
+
 def replace_block(text: str, name: str, body: str) -> str:
     """``text`` with the block ``name`` replaced by ``body`` (markers kept); KeyError if absent."""
     begin, end = BEGIN.format(name=name), END.format(name=name)
@@ -192,6 +234,7 @@ def blocks(results: Path = ROOT / "results", root: Path = ROOT, claims=CLAIMS):
         yield ("docs/performance.md", "bench",
                NOTE.format(source="results/bench.csv") + "\n\n"
                + bench_table(pd.read_csv(bench)))
+    yield "docs/usage.md", "learners", learners_block()
 
 
 def stale(results: Path = ROOT / "results", root: Path = ROOT) -> list[str]:

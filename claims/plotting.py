@@ -13,6 +13,7 @@ line above the title (the quick profile: "smoke run, not a verdict").
 from __future__ import annotations
 
 import contextlib
+import re
 import textwrap
 import zlib
 from pathlib import Path
@@ -224,6 +225,32 @@ def titles_to_caption(fig) -> str:
     return "\n".join(parts)
 
 
+_SIGNS = ((re.compile(r"(?<![\w$])-\+(?![\w$])"), "\u2213"),  # "1/2 -+ 4 alpha": minus-plus
+          (re.compile(r"(?<![\w$])\+-(?![\w$])"), "\u00b1"))  # "1 +- 0.25": plus-minus
+_VERDICT_WORDS = re.compile(r"\b(holds|does not hold)\b")
+
+
+def signs(text: str) -> str:
+    """``text`` with "-+" and "+-" (as code and tables write them) as the signs they stand
+    for, "∓" and "±"."""
+    for rx, sign in _SIGNS:
+        text = rx.sub(sign, text)
+    return text
+
+
+def _face_text(fig, smoke: bool) -> None:
+    """Every text on the figure with its signs (:func:`signs`); on a smoke run's figure, a
+    verdict word reads "smoke run: holds" (a smoke run decides nothing)."""
+    from matplotlib.text import Text
+    for t in fig.findobj(Text):
+        text = t.get_text()
+        new = signs(text)
+        if smoke:
+            new = _VERDICT_WORDS.sub(r"smoke run: \1", new)
+        if new != text:
+            t.set_text(new)
+
+
 def panels(n: int, width: float = 6.4, height: float = 6.2):
     fig, axes = plt.subplots(1, n, figsize=(width * n, height), squeeze=False)
     return fig, axes[0]
@@ -234,8 +261,9 @@ def save(fig, out_dir: Path, name: str, title: str, dpi: int = 120) -> Path:
     caption under the figure (:func:`titles_to_caption`), tight layout,
     ``<out_dir>/<name>.png`` with everything drawn inside it (legends below the panels too);
     closes the figure."""
-    caption = titles_to_caption(fig)
     text = _BANNER[-1] if _BANNER else ""
+    _face_text(fig, text == SMOKE_BANNER)
+    caption = titles_to_caption(fig)
     suffix, line = _VARIANT[-1] if _VARIANT else ("", "")
     fig.suptitle(title + (f"\n{line}" if line else ""), fontsize=11)
     out = Path(out_dir) / f"{name}{suffix}.png"

@@ -12,6 +12,7 @@ and checks of the other claims (the table's ``audits`` column) are listed apart,
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -28,6 +29,28 @@ _ESTIMATE = re.compile(r"[-+]?\d[\d.]*(?:e[-+]?\d+)? \[[^\]]*\]")
 _EQUALS = re.compile(r" = ([-+]?\d[\d.]*(?:e[-+]?\d+)?%?)")
 _COUNT = re.compile(r"\d+/\d+")  # "violations 0/300"
 AUDIT_HEADER = "audits and checks (not evidence: each can fail only through a bug):"
+
+
+_CELL_LINE = re.compile(r"^(\[[^\]]*\] cell \d+/\d+ \w+ \()(.*)(\) \| elapsed .*)$")
+
+
+def fit_line(line: str, width: int = WIDTH) -> str:
+    """One line of a step's output in lines of at most ``width`` columns: a sweep's cell line
+    (``[<sweep>] cell 7/16 done (<overrides>) | elapsed ..., ETA ...``) keeps its head and its
+    clock and cuts its overrides (``…``); any other long line is wrapped at words, its
+    continuations indented (a word longer than a line is broken)."""
+    line = line.rstrip("\n")
+    if len(line) <= width:
+        return line
+    m = _CELL_LINE.match(line)
+    if m:
+        head, middle, tail = m.groups()
+        room = width - len(head) - len(tail) - 1
+        if room >= 8:
+            return head + middle[:room].rstrip() + "\u2026" + tail
+    # tabs kept as they are (Hydra's job listing "[HYDRA] \t#0 : ..." stays greppable)
+    return textwrap.fill(line, width=width, subsequent_indent="   ", break_long_words=True,
+                         break_on_hyphens=False, expand_tabs=False, replace_whitespace=False)
 
 
 def fit(text: str, width: int) -> str:

@@ -46,6 +46,7 @@ SET_COVER = "SetCoverLearner"
 GENERIC = "GenericLearner"
 LABEL_BOOST, GAP_THRESHOLD = "LabelBoostLearner", "GapThresholdMechanism"
 LOGISTIC, DP_LOGISTIC, PUBLIC_ONLY = "logistic", "dp_logistic", "public_only"  # real data
+DP_LOGISTIC_PUBLIC = "dp_logistic_public"  # real data: DP-LR with the public rows free
 PRIVATE_ACTIVE = "PrivateActiveLearner"  # BNS15's private active learner, Algorithm 4 (C15)
 DISJUNCTION = "DisjunctionLearner"  # the union-of-polygons learner (C16)
 CONVEX = "convex"  # C16's convex foil: the Set Cover Learner over halfplanes

@@ -1,4 +1,6 @@
-"""scikit-learn conventions shared by every learner: labels, tags, metadata routing.
+"""scikit-learn conventions shared by every learner: labels, tags, metadata routing, and the
+copy scikit-learn's check suite can fit (:func:`for_sklearn_checks`; the instances it runs on
+and the checks they fail by design: :mod:`ppm.sklearn_checks`).
 
 Labels (the papers use 0/1; ``docs/usage.md`` for users):
 
@@ -153,6 +155,9 @@ class BinaryLabelsMixin:
     _execution_params: tuple = ()
     _data_params: tuple = ()
     _one_d_input = False  # True: a d = 1 learner, which also takes X as a 1-D array of points
+    # the instance(s) scikit-learn's check suite runs on (ppm.sklearn_checks.check_instances)
+    _check_params: dict = {}
+    _check_variants: dict = {}
     # Every learner takes the public mask by keyword; routed by default (module docstring).
     __metadata_request__fit = {"public": True}
 
@@ -283,3 +288,4 @@ def for_sklearn_checks(estimator):
     if type(estimator).__qualname__.startswith("_checkable."):
         return estimator
     return _checkable_class(type(estimator))(**estimator.get_params(deep=False))
+

@@ -5,21 +5,24 @@ names the offending parameter and value, before any work starts.
 
 Constructor parameters are declared once per class, as scikit-learn's ``_parameter_constraints``
 (:mod:`sklearn.utils._param_validation`): estimators validate them with scikit-learn's
-``BaseEstimator._validate_params`` (:class:`ppm._sklearn.BinaryLabelsMixin`), populations with
-:func:`check_params`. The error is scikit-learn's ``InvalidParameterError`` (a ``ValueError``
-and a ``TypeError``): one line naming the parameter, the class and the value. :class:`Number`,
-:class:`Satisfies` and :data:`RANDOM_STATE` are the constraints scikit-learn's do not state.
+``BaseEstimator._validate_params`` (:class:`ppm._sklearn.BinaryLabelsMixin`, called by
+scikit-learn's ``_fit_context`` around ``fit``), populations before their constructor's body
+runs (:class:`ppm.populations.base.PopulationBase`). The error is scikit-learn's
+``InvalidParameterError`` (a ``ValueError`` and a ``TypeError``): one line naming the
+parameter, the class and the value. :class:`Number`, :class:`Satisfies` and
+:data:`RANDOM_STATE` are the constraints scikit-learn's do not state.
 """
 
 from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from pathlib import Path
 
 import numpy as np
 from scipy.sparse import issparse
 from sklearn.utils._param_validation import (  # noqa: F401 (InvalidParameterError: re-export)
-    Interval, InvalidParameterError, Options, validate_parameter_constraints)
+    Interval, InvalidParameterError, Options)
 
 
 class Number(Interval):
@@ -75,14 +78,6 @@ RANDOM_STATE = [Number(Integral, 0, None, closed="left"), np.random.SeedSequence
 EPSILON = [Number(Real, 0, None, closed="neither")]  # a positive finite number
 OPEN_UNIT = [Number(Real, 0, 1, closed="neither")]
 CLOSED_UNIT = [Number(Real, 0, 1, closed="both")]
-
-
-def check_params(obj, **params) -> None:
-    """Validate ``params`` against ``type(obj)._parameter_constraints`` (a population's
-    constructor: populations are not estimators); ``InvalidParameterError`` otherwise."""
-    cls = obj if isinstance(obj, type) else type(obj)
-    validate_parameter_constraints(cls._parameter_constraints, params,
-                                   caller_name=cls.__name__)
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
@@ -221,6 +216,23 @@ def check_labelled_data(X, y, public=None, min_samples: int = 0, encode_y=None):
     return X, y_arr, pub
 
 
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning issued by this function's caller at the first
+    frame outside this package and scikit-learn's ``fit`` wrappers (``_fit_context``): the
+    user's ``fit`` call, whatever wrappers (budget accounting, the check suite's copy) lie
+    between."""
+    import sys
+
+    import sklearn.base
+
+    inside = (str(Path(__file__).resolve().parent), str(Path(sklearn.base.__file__).resolve()))
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(
+            inside):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 class PublicNotRoutedWarning(UserWarning):
     """``fit`` got no ``public`` mask (in cross-validation: not routed to the learner)."""
 
@@ -237,7 +249,7 @@ def require_public(public, learner: str) -> None:
     msg = (f"{learner}.fit got no public mask (boolean, True = public example): pass "
            "fit(X, y, public=mask); in cross_val_score or GridSearchCV pass "
            "params={'public': mask} (docs/usage.md, 'route public')")
-    warnings.warn(msg, PublicNotRoutedWarning, stacklevel=3)
+    warnings.warn(msg, PublicNotRoutedWarning, stacklevel=caller_stacklevel())
     raise ValueError(msg)
 
 
@@ -253,4 +265,4 @@ def warn_if_no_public(public: np.ndarray, learner: str, consequence: str) -> Non
 
         warnings.warn(f"{learner}.fit got {public.size} examples and none public "
                       f"(public is all False): {consequence}", NoPublicExamplesWarning,
-                      stacklevel=3)
+                      stacklevel=caller_stacklevel())

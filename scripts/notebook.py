@@ -4,7 +4,9 @@ page, its figures inline.
     python -m scripts.notebook [--results results] [--out results/notebook] [NOTEBOOK.py ...]
 
 ``make notebook [RESULTS=results/quick]`` runs this. Each notebook (default: every
-``notebooks/*.py``) is read with jupytext, executed with nbclient in a ``python3`` kernel
+``notebooks/*.py``: ``inspect_results.py``, which reads the results root, and
+``privacy_utility.py``, which fits the learners on the breast-cancer data shipped with
+scikit-learn, under a minute on one core, and reads no results) is read with jupytext, executed with nbclient in a ``python3`` kernel
 (ipykernel) from ``notebooks/``, on the results root given by ``--results`` (passed to the
 kernel as ``PPM_RESULTS``), and written by nbconvert to ``<out>/<name>.html`` (every figure a
 PNG embedded in the page: it opens anywhere, offline) and ``<out>/<name>.ipynb`` (open it with

@@ -1,6 +1,7 @@
 """Several mechanism draws per split for the real-data comparison (PPM vs DP-LR, breast cancer).
 
     python -m scripts.real_draws --results results [--draws 10] [--trials 40]
+    python -m scripts.real_draws --results results --experiment real_breast_cancer_fair
 
 The real-data claim (``claims/real_breast_cancer.py``) separates the variability of the splits
 from the mechanisms' noise (:func:`claims.real_breast_cancer.split_mechanism_interval`), which
@@ -15,10 +16,13 @@ needs several draws of each private mechanism on the same split. This script rep
   ``fit`` exposes and nothing else;
 * DP-LR (diffprivlib): refitted for every draw (about 0.05 s).
 
+* the fair DP-LR of ``real_breast_cancer_fair`` (``dp_logistic_public``, public rows free):
+  refitted for every draw (a few milliseconds).
+
 Draw 0 uses the pipeline's learner seed, so it reproduces the committed trial (checked: the
 script stops if an error differs); draw ``d >= 1`` uses the seed ``SeedSequence((learner_seed,
-d))``. Writes ``<results>/real_breast_cancer_draws/trials.csv`` (one row per split, learner,
-epsilon and draw). Cost on one core: about 1.3 s per split for the scorer and its histogram, about 0.03 s
+d))``. Writes ``<results>/<experiment>_draws/trials.csv`` (one row per split, learner, epsilon
+and draw; ``--experiment`` chooses the sweep, default ``real_breast_cancer``). Cost on one core: about 1.3 s per split for the scorer and its histogram, about 0.03 s
 per PPM draw and 0.1 s per DP-LR fit: 40 splits x 5 epsilons x 20 draws in about 10 minutes.
 """
 
@@ -47,7 +51,7 @@ EXPERIMENT = "real_breast_cancer"
 OUT = "real_breast_cancer_draws"
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 EPSILONS = (0.1, 0.3, 1.0, 3.0, 10.0)  # the sweep's learner.epsilon values
-PRIVATE = (columns.PPM, columns.DP_LOGISTIC)
+PRIVATE = (columns.PPM, columns.DP_LOGISTIC, columns.DP_LOGISTIC_PUBLIC)
 
 
 class _OneHistogram:
@@ -91,10 +95,10 @@ class ScoredOnce(PPMHalfspaceLearner):
         return hs, scorer, size, pub
 
 
-def spec_for(epsilon: float, trials: int | None = None) -> dict:
+def spec_for(epsilon: float, trials: int | None = None, experiment: str = EXPERIMENT) -> dict:
     """The sweep's cell spec at ``epsilon`` (the pipeline's validated config)."""
     register_configs()
-    over = [f"experiment={EXPERIMENT}", f"learner.epsilon={epsilon}"]
+    over = [f"experiment={experiment}", f"learner.epsilon={epsilon}"]
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
         cfg = compose(config_name="config", overrides=over)
     spec = validate_config(cfg)
@@ -110,7 +114,7 @@ def draw_seed(learner_seed: int, draw: int) -> int:
     return int(np.random.SeedSequence((int(learner_seed), int(draw))).generate_state(1)[0])
 
 
-def split_rows(specs: dict, trial: int, draws: int) -> list[dict]:
+def split_rows(specs: dict, trial: int, draws: int, out: str = OUT) -> list[dict]:
     """Every private learner's test error on one split, for every epsilon and draw."""
     any_spec = next(iter(specs.values()))
     population = check_population(instantiate(any_spec["population"]))
@@ -134,7 +138,7 @@ def split_rows(specs: dict, trial: int, draws: int) -> list[dict]:
                 secs = time.perf_counter() - t0
                 err, _ = population.true_error(est.predict, n_test=spec["n_test"],
                                                random_state=test_seed)
-                rows.append({"experiment_name": OUT, "trial": trial, "draw": d,
+                rows.append({"experiment_name": out, "trial": trial, "draw": d,
                              "learner": label, "n": spec["n"], "n_pub": int(public.sum()),
                              "n_priv": int((~public).sum()), "error": float(err),
                              "fit_seconds": secs, "learner_seed": seed,
@@ -147,8 +151,11 @@ def check_draw_zero(rows: pd.DataFrame, committed: pd.DataFrame) -> int:
     """Draw 0 must reproduce the committed trials (same split, seed, test rows): the number of
     (split, learner, epsilon) cells compared; ``ValueError`` on a mismatch."""
     c = committed[committed.learner.isin(PRIVATE)].copy()
-    c["eps"] = np.where(c.learner == columns.PPM, c[columns.EPSILON],
-                        c[columns.baseline_column(columns.DP_LOGISTIC, columns.EPSILON)])
+    c["eps"] = c[columns.EPSILON].where(c.learner == columns.PPM)
+    for label in PRIVATE[1:]:
+        col = columns.baseline_column(label, columns.EPSILON)
+        if col in c:
+            c["eps"] = c["eps"].where(c.learner != label, c[col])
     c = c.set_index(["trial", "learner", "eps"])["error"]
     z = rows[rows.draw == 0].set_index(["trial", "learner", columns.EPSILON])["error"]
     both = z.index.intersection(c.index)
@@ -165,17 +172,20 @@ def main(argv=None) -> None:
     ap.add_argument("--results", default="results")
     ap.add_argument("--draws", type=int, default=20)
     ap.add_argument("--trials", type=int, default=None, help="default: the sweep's")
+    ap.add_argument("--experiment", default=EXPERIMENT,
+                    choices=(EXPERIMENT, f"{EXPERIMENT}_fair"))
     args = ap.parse_args(argv)
-    specs = {e: spec_for(e, args.trials) for e in EPSILONS}
+    out_name = f"{args.experiment}_draws"
+    specs = {e: spec_for(e, args.trials, args.experiment) for e in EPSILONS}
     n_trials = next(iter(specs.values()))["trials"]
     rows, t0 = [], time.perf_counter()
     for trial in range(n_trials):
-        rows += split_rows(specs, trial, args.draws)
+        rows += split_rows(specs, trial, args.draws, out_name)
         print(f"split {trial + 1}/{n_trials}: {time.perf_counter() - t0:.0f} s", flush=True)
     df = pd.DataFrame(rows)
-    committed = pd.read_csv(Path(args.results) / EXPERIMENT / "trials.csv")
+    committed = pd.read_csv(Path(args.results) / args.experiment / "trials.csv")
     print(f"draw 0 reproduces {check_draw_zero(df, committed)} committed cells")
-    out = Path(args.results) / OUT
+    out = Path(args.results) / out_name
     out.mkdir(parents=True, exist_ok=True)
     write_csv_atomic(df, out / "trials.csv")
     print(f"wrote {out / 'trials.csv'} ({len(df)} rows)")

@@ -24,6 +24,12 @@ then printed, one a line, and none runs. ``make reproduce`` is, in order:
 5. The non-sweep inputs of every claim whose experiments ran (``Claim.inputs``: C4's two tables).
 6. ``scripts.figures`` (``--keep-going`` on a partial or overrides root) and ``scripts.summary``.
 
+A step that derives files is skipped when nothing it depends on changed since it last ran, in
+one line per group (:mod:`experiments.stamps`): the sweeps' aggregation (``scripts.run_sweeps``),
+each claim's summary and figure (``scripts.figures``), and steps 4-6's other commands (run
+through ``python -m experiments.stamps``; the verdict table's digest is printed again). A second
+``make reproduce`` with nothing changed then takes well under a minute.
+
 Ctrl-C: a step at work says what it stopped in one line and exits 130 (each step's own
 handling, ``experiments.lifecycle``); this process then exits 130 without a word of its own.
 Between steps (or in a step that said nothing) it prints the one line itself. Every step runs
@@ -35,7 +41,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import textwrap
 
 _RUN = {"child": False, "interrupted": False, "target": "make"}
 
@@ -142,6 +147,15 @@ def overrides_root(base: str, args_text: str) -> str:
     return f"{base}/overrides/{slug}-{hashlib.sha256(raw).hexdigest()[:8]}"
 
 
+# files a step reads only where they exist (the verdict table: every claim's summary, the
+# markers of claims that cannot be analysed, the quick profile's mark): a new one is a change
+SUMMARY_WATCH = ("*/summary.csv", "*/UNANALYSABLE", "PROFILE")
+STEP_LABELS = {"scripts.exact_audits": "the exact audits of C6 and C7",
+               "scripts.privacy_audits": "the privacy audits",
+               "scripts.log_class_size": "C4's class-size table",
+               "scripts.mechanism_price": "C4's price table"}
+
+
 class Plan:
     """What a target runs, from the Makefile's variables."""
 
@@ -207,11 +221,11 @@ class Plan:
 
     def audit(self) -> list[list[str]]:
         """The exact audits of C6 and C7, then every private learner's privacy audit (it reads
-        C6's audit; the quick profile at a quarter of the runs)."""
+        C6's audit; the quick profile at a tenth of the runs: a smoke run)."""
         return [self.py("scripts.exact_audits", "--results", self.results, "--instances",
                         self.instances),
                 self.py("scripts.privacy_audits", "--results", self.results,
-                        "--jobs", str(self.o.n_jobs), *(["--scale", "0.25"] if self.quick else []))]
+                        "--jobs", str(self.o.n_jobs), *(["--scale", "0.1"] if self.quick else []))]
 
     def kept(self, cmd: list[str]) -> bool:
         """Is ``cmd``'s output a committed table that ``make reproduce`` keeps? In the default
@@ -252,8 +266,24 @@ class Plan:
                        "--n-jobs", self.o.n_jobs, *(["--keep-going"] if keep_going else []),
                        *(["--only", *self.claims] if self.claims else []))
 
+    def stamp(self, cmd: list[str], label: str = "", replay: bool = False, watch=()):
+        """How ``make reproduce`` runs a step that derives files (:meth:`Runner.run`): named by
+        its module and its ``--out``, skipped while its inputs, code and options are
+        unchanged (:mod:`experiments.stamps`)."""
+        module = cmd[2]
+        out = cmd[cmd.index("--out") + 1] if "--out" in cmd else ""
+        name = module + (f"--{Path(out).name}" if out else "")
+        label = label or STEP_LABELS.get(module, module) + (f" ({Path(out).name})" if out else "")
+        return self.results, name, label, replay, tuple(watch)
+
     def summary(self) -> list[str]:
         return self.py("scripts.summary", "--results", self.results)
+
+
+def fit_line(line: str) -> str:
+    """:func:`claims.terminal.fit_line`: a step's line in lines of at most 100 columns."""
+    from claims.terminal import fit_line as fit
+    return fit(line)
 
 
 class Runner:
@@ -277,17 +307,31 @@ class Runner:
         if self.dry:
             print(f'echo "{line}"', flush=True)
             return
-        print(textwrap.fill(line, width=100, subsequent_indent="   ", break_long_words=False,
-                            break_on_hyphens=False), flush=True)
+        print(fit_line(line), flush=True)
 
-    def run(self, cmd: list[str], echo: bool = False, env: dict | None = None) -> None:
+    def run(self, cmd: list[str], echo: bool = False, env: dict | None = None,
+            stamp: tuple | None = None) -> None:
+        """``stamp``: ``(results root, step name, label, replay, watch)``: the step runs
+        through :mod:`experiments.stamps`, which skips it (one line; with ``replay`` its last
+        output again) when its inputs, code and options (with the files matching ``watch``)
+        are those of its last run. ``make -n`` prints the step itself."""
         if self.dry or echo:
             print(self.show(cmd, env), flush=True)
         if self.dry:
             return
+        if stamp is not None:
+            root, name, label, replay, watch = stamp
+            cmd = [sys.executable, "-m", "experiments.stamps", "--root", root, "--name", name,
+                   "--label", label, *(["--replay"] if replay else []),
+                   *(["--watch", *watch] if watch else []), "--", *cmd[2:]]
         _RUN["child"] = True
-        try:
-            rc = subprocess.call(cmd, env=dict(os.environ, **(env or {})))
+        try:  # its output relayed line by line, each at most WIDTH columns (fit_line)
+            proc = subprocess.Popen(cmd, env=dict(os.environ, PYTHONUNBUFFERED="1",
+                                                  **(env or {})),
+                                    stdout=subprocess.PIPE, text=True, bufsize=1)
+            for line in proc.stdout:
+                print(fit_line(line), flush=True)
+            rc = proc.wait()
         finally:
             _RUN["child"] = False
         if _RUN["interrupted"] or rc in (130, -signal.SIGINT):
@@ -324,15 +368,16 @@ def reproduce(plan: Plan, run: Runner) -> None:
     else:
         for cmd in plan.audit():
             if not plan.kept(cmd):
-                run.run(cmd)
+                run.run(cmd, stamp=plan.stamp(cmd))
     for cmd in plan.inputs():
         if not plan.kept(cmd):
-            run.run(cmd)
+            run.run(cmd, stamp=plan.stamp(cmd))
     if plan.kept_outputs:
         run.say(f"== kept as committed (make reproduce RECOMPUTE=1, make audit or make c4-inputs "
                 f"recompute them): {', '.join(plan.kept_outputs)}")
     run.run(plan.figures())
-    run.run(plan.summary())
+    run.run(plan.summary(), stamp=plan.stamp(plan.summary(), "the verdict table, docs blocks",
+                                             replay=True, watch=SUMMARY_WATCH))
     r = plan.results
     run.say(f"== done: results root {r}: CSVs in {r}/<experiment>/ (trials.csv, n_hat.csv, "
             f"summary.csv), figures in {r}/figures/, verdicts in {r}/summary.md, trial cache in "
@@ -358,7 +403,7 @@ def bench(plan: Plan, run: Runner) -> None:
 
 def coverage(plan: Plan, run: Runner) -> None:
     """The coverage study of the n_hat intervals (scripts/coverage.py): every rate claim's
-    design, then C9's, C13's and C12's merged into the same CSV."""
+    design, then C9's, C13's and C12's, then every counted statistic's, merged into one CSV."""
     if run.dry:
         print(f"mkdir -p {plan.results}")
     else:
@@ -369,6 +414,8 @@ def coverage(plan: Plan, run: Runner) -> None:
     run.run(plan.py("scripts.coverage", *out, *small), echo=True)
     run.run(plan.py("scripts.coverage", *out, "--merge", "--designs", "c9_domain_d1",
                     "c13_generic_plateau", "c12_grid_halfplanes", *small), echo=True)
+    # the counted statistics on their current designs (analysis/coverage_counted.py PLAN)
+    run.run(plan.py("scripts.coverage", *out, "--merge", "--counted", "all", *small), echo=True)
 
 
 def clean_cache(plan: Plan, run: Runner) -> None:

@@ -26,7 +26,11 @@
    sweep of the run (no sweep prints a traceback of its own: their output after the interrupt
    is not relayed); exit 130. A rerun says how many trials it reused from the cache.
 4. The finished sweeps are aggregated into the results root (``scripts/aggregate.py``; one
-   line, or one per sweep with ``--verbose``).
+   line, or one per sweep with ``--verbose``), and each gets a stamp
+   (:mod:`experiments.stamps`): its options, the configs and code, a digest of each of its
+   cells' stored trials, and its two tables. A sweep whose stamp is fresh is neither composed
+   nor aggregated again (one line for all of them): a second ``make reproduce`` with nothing
+   changed spends no time here.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from experiments import lifecycle  # noqa: E402
+from claims.terminal import fit_line  # noqa: E402
 
 # Hydra's log (the per-job listing: ~10 lines per sweep) and each sweep's closing hint (this
 # script aggregates): relayed only with --verbose.
@@ -97,8 +102,8 @@ class Runner:
                 continue
             if line.startswith("error:"):
                 continue  # the run's last line repeats it, naming the sweep
-            with self.lock:
-                out.write(line)
+            with self.lock:  # at most 100 columns (a cell line's overrides cut)
+                out.write(fit_line(line) + "\n")
                 out.flush()
 
     def command(self, name: str, extra: list[str]) -> list[str]:
@@ -127,7 +132,9 @@ def progress_line(index: int, total: int, name: str, finished: int, elapsed: flo
 
 
 def _say(line: str, err: bool = False) -> None:
-    print(line, file=sys.stderr if err else sys.stdout, flush=True)
+    """One message; on stdout in lines of at most 100 columns (an ``error:`` or
+    ``interrupted:`` line on stderr stays one line)."""
+    print(line if err else fit_line(line), file=sys.stderr if err else sys.stdout, flush=True)
 
 
 def kept_message(results: str, since: float, started: list[str], finished: list[str],
@@ -177,6 +184,69 @@ def finished_in_cache(results: str, cmd: list[str], sweep_dir: Path) -> int | No
     from experiments.finished import write_finished
     task = cmd[cmd.index("--multirun") + 1:]
     return write_finished(task, sweep_dir)
+
+
+SWEEP_CODE = ("configs", "hydra_plugins", "experiments", "ppm", "analysis")
+
+
+def sweep_code() -> list[Path]:
+    """What a sweep's tables depend on besides its cells' trials: the configs (every cell's
+    composition and key), the code that composes, validates, reads the cache and aggregates,
+    and the lock file (conservative: any edit there runs every sweep's last steps again)."""
+    from experiments import stamps
+    files = [stamps.REPO / "requirements.lock"]
+    for top in SWEEP_CODE:
+        files += [p for p in sorted((stamps.REPO / top).rglob("*"))
+                  if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts]
+    return files
+
+
+def cell_digests(results: str, keys) -> dict:
+    """A digest of each cell's stored trials (which trials, stored when): one query a cell."""
+    import hashlib
+
+    from experiments import cache
+    root = Path(results) / "cache"
+    return {k: hashlib.sha256(repr(sorted(cache.trial_times(root / k).items())).encode())
+            .hexdigest()[:16] for k in sorted(keys)}
+
+
+def sweep_options(name: str, suffix: str, extra: list[str]) -> dict:
+    from experiments import stamps
+    return {"experiment": name + suffix, "args": list(extra), "env": stamps.env_options()}
+
+
+def sweep_fresh(results: str, name: str, options: dict) -> bool:
+    """Is the sweep's stamp fresh: the same options, configs and code, every cell's trials as
+    they were, and its two tables as they were written?"""
+    import json
+
+    from experiments import stamps
+    path = stamps.stamp_path(results, "sweeps", name)
+    try:
+        keys = json.loads(path.read_text()).get("cells") or {}
+    except (OSError, ValueError):
+        return False
+    return bool(keys) and stamps.fresh(path, results, options,
+                                       cells=cell_digests(results, keys)) is not None
+
+
+def stamp_sweeps(results: str, outputs: str, names: list[str], suffix: str,
+                 extra: list[str]) -> None:
+    """The stamp of each aggregated sweep (:func:`sweep_fresh` reads it)."""
+    import pandas as pd
+
+    from experiments import stamps
+    code = stamps.signatures(sweep_code(), results)
+    for name in names:
+        keys = set()
+        for f in (Path(outputs) / name).glob("*/trials.csv"):
+            keys.update(pd.read_csv(f, usecols=["cell_key"], dtype=str)["cell_key"])
+        tables = [Path(results) / name / t for t in ("trials.csv", "n_hat.csv")]
+        stamp = stamps.make(results, sweep_options(name, suffix, extra), outputs=tables,
+                            cells=cell_digests(results, keys))
+        stamp["code"] = code
+        stamps.write(stamps.stamp_path(results, "sweeps", name), stamp)
 
 
 def _claims_of(experiment: str) -> str:
@@ -234,6 +304,16 @@ def main(argv=None) -> int:
         for line in [*res.left_out.values(), *res.notes]:
             _say(line)
         names = [n for n in names if n + a.suffix in res.kept]
+    if not a.no_aggregate:
+        same = [n for n in names if sweep_fresh(a.results, n, sweep_options(n, a.suffix, extra))]
+        if same:
+            _say("== skipped, unchanged since aggregated (configs, code, trials, tables): "
+                 + (f"all {len(same)} sweep(s)" if len(same) == len(names) else
+                    f"{len(same)} of {len(names)} sweep(s)")
+                 + ", their trials.csv and n_hat.csv kept")
+            names = [n for n in names if n not in same]
+            if not names:
+                return 0
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     queue, running, started, finished, failed = list(names), [], [], [], None
     try:
@@ -302,6 +382,7 @@ def main(argv=None) -> int:
         sys.stdout.write(agg.stdout)
         sys.stderr.write(agg.stderr)
     if agg.returncode == 0:
+        stamp_sweeps(a.results, a.outputs, finished, a.suffix, extra)
         _say(f"== aggregated {len(finished)} sweep(s) into {a.results}/<experiment>/ "
              f"(trials.csv, n_hat.csv)")
     return agg.returncode

@@ -173,21 +173,27 @@ def audit_kwargs(n_eval: int, n_pairs: int) -> dict:
     return dict(n_select=max(50, n_eval // (2 * n_pairs)), n_eval=n_eval)
 
 
-def caught(mech, outcome, pairs, n_eval: int, seeds, epsilon: float = EPSILON) -> int:
-    """How many audits (one per seed) at ``n_eval`` fail the mechanism."""
+def caught(mech, outcome, pairs, n_eval: int, seeds, epsilon: float = EPSILON,
+           families=pa.FAMILIES) -> int:
+    """How many audits (one per seed) at ``n_eval`` fail the mechanism (candidate events from
+    ``families``: all of them, or ``LIKELIHOOD`` alone, the auditor before the ordered and
+    learned events)."""
     kw = audit_kwargs(n_eval, len(pairs))
-    return sum(pa.audit(mech, pairs, epsilon, seed=s, outcome=outcome, **kw).verdict == pa.FAILS
-               for s in seeds)
+    return sum(pa.audit(mech, pairs, epsilon, seed=s, outcome=outcome, families=families,
+                        **kw).verdict == pa.FAILS for s in seeds)
+
+
+LIKELIHOOD = ("likelihood",)  # the likelihood-ratio prefixes alone
 
 
 def auditor_runs(mech, outcome, pairs, start: int, stop: int = 2_000_000, repeats: int = 10,
-                 power: float = 0.8, epsilon: float = EPSILON):
+                 power: float = 0.8, epsilon: float = EPSILON, families=pa.FAMILIES):
     """The smallest total runs (selection and evaluation) of a doubling grid from ``start``
     evaluation runs per side at which ``repeats`` audits catch the mechanism with rate
     ``>= power``; ``(inf, ...)`` past ``stop``."""
     n = start
     while n <= stop:
-        k = caught(mech, outcome, pairs, n, range(1000, 1000 + repeats), epsilon)
+        k = caught(mech, outcome, pairs, n, range(1000, 1000 + repeats), epsilon, families)
         if k >= power * repeats:
             kw = audit_kwargs(n, len(pairs))
             return 2 * kw["n_select"] * len(pairs) + 2 * kw["n_eval"], k

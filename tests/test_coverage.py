@@ -111,6 +111,8 @@ def test_summary_counts_a_missing_interval_as_a_miss():
     row = cov.summarise(recs).iloc[0]
     assert (row.coverage, row.valid, row.datasets, row.lack_of_fit_frac) == (0.5, 3, 4, 0.25)
     assert row.coverage_lo < 0.5 < row.coverage_hi
+    # each tail on its own side: (1.05, 1.2) lies above the truth 1.0 (miss_lo)
+    assert (row.miss_lo, row.miss_hi) == (0.25, 0.0) and row.miss_lo_upper > 0.25
     narrowed = cov.summarise(recs, scale=0.1).iloc[0]
     assert narrowed.coverage == 0.5  # (1.0 stays at the centre of the two that held it)
 

@@ -63,6 +63,7 @@ def test_refresh_writes_only_where_told(tmp_path):
     (root / "docs").mkdir(parents=True)
     shutil.copy(ROOT / "README.md", root / "README.md")
     shutil.copy(ROOT / "docs" / "performance.md", root / "docs" / "performance.md")
+    shutil.copy(ROOT / "docs" / "usage.md", root / "docs" / "usage.md")
     results = _copy_results(tmp_path)
     summary = pd.read_csv(results / "summary.csv")
     summary.loc[summary["claim"] == "C2", "verdict"] = "holds in 9 of 9 settings"

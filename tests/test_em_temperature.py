@@ -263,7 +263,11 @@ NOT_TEMPERATURES = {("ppm/set_cover/base.py", "half = epsilon / 2.0"),
                     ("ppm/set_cover/base.py",
                      "return epsilon / (2.0 * math.log(math.e / delta))"),
                     ("ppm/set_cover/base.py",
-                     "return epsilon / (2.0 * math.sqrt(2.0 * rounds * math.log(1.0 / delta)))")}
+                     "return epsilon / (2.0 * math.sqrt(2.0 * rounds * math.log(1.0 / delta)))"),
+                    # objective perturbation (Chaudhuri, Monteleoni and Sarwate 2011, Alg. 2):
+                    # the noise's budget epsilon/2 and the regularizer's correction, no EM
+                    ("ppm/baselines/dp_logistic_public.py",
+                     "return epsilon / 2.0, C_LOGISTIC / (n * math.expm1(epsilon / 4.0)) - lam")}
 
 
 def _code_lines(path: Path):

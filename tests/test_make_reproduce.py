@@ -246,3 +246,44 @@ def test_a_sweep_config_without_multirun_says_so(checkout, tmp_path):
                 f"results_root={tmp_path}", f"hydra.run.dir={tmp_path}/run")
     notes = [ln for ln in proc.stderr.splitlines() if ln.startswith("note:")]
     assert len(notes) == 1 and "--multirun/-m" in notes[0] and "one cell" in notes[0]
+
+
+# -- every line the default run prints fits 100 columns ----------------------------------------
+LONG = "c2_hard_family_fine_alpha00125_quick"  # the longest sweep name, with its suffix
+
+
+def test_the_run_s_own_lines_fit_100_columns_with_long_names():
+    from experiments import stamps
+    from scripts import reproduce, run_sweeps
+
+    root = "/a/results/root/whose/path/is/long/" + "x" * 60
+    lines = [reproduce.fit_line(run_sweeps.progress_line(44, 45, LONG, 43, 3600 * 9.5)),
+             stamps.skip_line("C4's price table (" + "n" * 80 + ".csv)"),
+             reproduce.fit_line(f"[{LONG}] cell 117/120 done (n=262144 population.alpha=0.00125 "
+                                f"learner.epsilon=1 population.margin=0.1) | elapsed 1:02:03, "
+                                f"ETA 0:00:31"),
+             reproduce.fit_line(f"restore_cache: {LONG}: restored 123456 trials from "
+                                f"{root}/{LONG}/trials.csv (0 already in {root}/cache)"),
+             reproduce.fit_line("C6: " + "a measured value; " * 30 + "-> holds")]
+    for text in lines:
+        assert all(len(line) <= 100 for line in text.splitlines()), text
+    cell = lines[2]
+    assert "\n" not in cell and cell.endswith("| elapsed 1:02:03, ETA 0:00:31") and "…" in cell
+    assert reproduce.fit_line("short line\n") == "short line"  # short lines as they are
+    # wrapped, not cut: every word is still there
+    whole = (f"restore_cache: {LONG}: restored 123456 trials from {root}/{LONG}/trials.csv "
+             f"(0 already in {root}/cache)")
+    assert "".join(lines[3].split()) == "".join(whole.split())
+    assert "".join(lines[0].split()) == "".join(
+        run_sweeps.progress_line(44, 45, LONG, 43, 3600 * 9.5).split())
+
+
+def test_the_driver_and_the_sweeps_print_through_the_formatter(capsys):
+    """say() (the driver) and _say() (the sweeps) print at most 100 columns a line."""
+    from scripts import reproduce, run_sweeps
+
+    reproduce.Runner(dry=False).say("== done: results root " + "r/" * 60 + ": CSVs in ...")
+    run_sweeps._say(f"[{LONG}] all 120 cells complete in the trial cache: their trials.csv "
+                    f"written from it, no sweep launched")
+    out = capsys.readouterr().out
+    assert out.count("\n") >= 3 and all(len(line) <= 100 for line in out.splitlines())

@@ -17,6 +17,21 @@ def test_there_is_a_notebook():
     assert NOTEBOOKS
 
 
+# What each notebook must print (its stdout) and how many figures it must draw at least.
+EXPECTED = {
+    # n_hat vs alpha, n_hat vs a swept column
+    "inspect_results.py": (("n_hat",), 2),
+    # accuracy vs epsilon, the paired differences; the accountant's sums over the 10 splits
+    # (10 fits at epsilon 1 spend 10), and every learner of the real-data figure
+    "privacy_utility.py": (("spent=10, fits=10", "fair DP-LR", "diffprivlib", "public only",
+                            "PPM - fair DP-LR"), 2),
+}
+
+
+def test_every_notebook_has_its_expectations():
+    assert {p.name for p in NOTEBOOKS} == set(EXPECTED)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_executes_with_its_figures_inline(path, tmp_path, monkeypatch):
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel picks its inline backend
@@ -24,8 +39,10 @@ def test_notebook_executes_with_its_figures_inline(path, tmp_path, monkeypatch):
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
-    assert "n_hat" in text
+    words, n_images = EXPECTED[path.name]
+    for word in words:
+        assert word in text, word
     images = [o for o in outputs if "image/png" in o.get("data", {})]
-    assert len(images) >= 2  # n_hat vs alpha, n_hat vs a swept column
+    assert len(images) >= n_images
     html = to_html(nb, tmp_path / f"{path.stem}.html")
     assert html.read_text().count("data:image/png;base64,") >= len(images)

@@ -523,3 +523,82 @@ def test_something_that_is_not_a_population_is_refused_naming_what_it_lacks():
 
     with pytest.raises(TypeError, match="NoTestError is not a population: it lacks opt, true_error"):
         check_population(NoTestError())
+
+
+# ------------------------------------------------------------------------------ PopulationBase
+def _registered_populations():
+    from ppm.registry import registered
+
+    return [e.cls for e in registered("population")]
+
+
+@pytest.mark.parametrize("cls", _registered_populations(), ids=lambda c: c.__name__)
+def test_every_population_takes_its_parameters_from_the_base(cls):
+    """Parameters from the signature: params(), get_params(), the repr and one read-only
+    attribute each, all in signature order; the repr rebuilds the same population."""
+    import inspect
+
+    from ppm.populations.base import PopulationBase
+
+    assert issubclass(cls, PopulationBase)
+    names = [p.name for p in inspect.signature(cls).parameters.values()]
+    assert names and set(names) == set(cls._parameter_constraints)
+    pop = cls()
+    assert list(pop.params()) == names and pop.get_params() == pop.params()
+    assert repr(pop) == f"{cls.__name__}(" + ", ".join(
+        f"{k}={v!r}" for k, v in pop.params().items()) + ")"
+    assert cls(**pop.params()).params() == pop.params()
+    name = names[0]
+    if isinstance(inspect.getattr_static(cls, name), property):
+        with pytest.raises(AttributeError):
+            setattr(pop, name, getattr(pop, name))
+
+
+def test_the_base_keeps_each_value_as_its_constraint_types_it():
+    pop = GaussianClusters(d=np.int64(3), w_pub=1, separation=2, margin=None,
+                           geometry_seed=np.int64(4))
+    kept = pop.params()
+    assert type(kept["d"]) is int and type(kept["geometry_seed"]) is int
+    assert type(kept["w_pub"]) is float and kept["w_pub"] == 1.0 and kept["margin"] is None
+    assert type(kept["separation"]) is float and pop.w_pub == 1.0
+
+
+def test_the_base_refuses_a_bad_value_before_the_constructor_body_runs():
+    from numbers import Integral
+
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from ppm.populations.base import PopulationBase
+    from ppm.validation import CLOSED_UNIT, Number
+
+    entered = []
+
+    class Toy(PopulationBase):
+        _parameter_constraints = {"m": [Number(Integral, 1, None, closed="left")],
+                                  "w_pub": CLOSED_UNIT}
+
+        def __init__(self, *, m=2, w_pub=0.5):
+            entered.append((m, w_pub))
+
+    class Child(Toy):
+        _parameter_constraints = {**Toy._parameter_constraints, "r": CLOSED_UNIT}
+
+        def __init__(self, *, m=2, w_pub=0.5, r=0.5):
+            super().__init__(m=m, w_pub=w_pub)
+
+    with pytest.raises(InvalidParameterError, match=r"'w_pub' parameter of Toy .* Got 2 "):
+        Toy(w_pub=2)
+    with pytest.raises(InvalidParameterError, match=r"'r' parameter of Child"):
+        Child(r=-1)
+    with pytest.raises(InvalidParameterError, match=r"'m' parameter of Child"):
+        Child(m=0)
+    assert entered == []
+    child = Child(m=np.int64(5), w_pub=1, r=0)
+    assert entered == [(5, 1.0)] and type(entered[0][0]) is int  # the body gets kept values
+    assert repr(child) == "Child(m=5, w_pub=1.0, r=0.0)"
+    with pytest.raises(TypeError, match="not declared"):
+        class Undeclared(PopulationBase):
+            _parameter_constraints = {"m": [Number(Integral, 1, None, closed="left")]}
+
+            def __init__(self, *, m=1, extra=0):
+                pass

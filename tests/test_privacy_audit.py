@@ -56,6 +56,49 @@ def test_event_selection_ignores_tiny_events_and_weighs_the_evaluation_power():
     assert lone == frozenset({b"tiny"}) and _ == 0.0  # nothing eligible: score 0
 
 
+def test_ordered_events_count_unseen_outcomes_on_their_side_of_the_threshold():
+    """{f <= t} on a coordinate, and on the sum of a vector outcome (a count), hold the
+    outcomes below the threshold even when the selection never saw them; an event of the
+    likelihood family holds only the outcomes it lists."""
+    from analysis.audit_events import KeySet, Ordered
+    rows = np.array([[0, 1], [3, 0], [-5, 9], [7, 7]])
+    assert Ordered(0, 2, True).contains(rows).tolist() == [True, False, True, False]
+    assert Ordered(-1, 4, False).contains(rows).tolist() == [False, False, True, True]
+    seen = KeySet(frozenset({np.array([3, 0], dtype=np.int64).tobytes()}))
+    assert seen.contains(rows).tolist() == [False, True, False, False]
+
+
+def test_candidates_are_built_on_one_half_and_counted_on_the_other():
+    """The held-out counts are the ones returned (not the fitting half's), for every family;
+    the classifier's events favour the side it was fitted to."""
+    from analysis.audit_events import Classifier, Ordered, candidates
+    rows = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    fit1, fit2 = np.array([10, 20, 20, 50]), np.array([50, 20, 20, 10])
+    held1, held2 = np.array([1, 2, 3, 4]), np.array([4, 3, 2, 1])
+    cands = candidates(rows, held1, held2, fit1, fit2)
+    for event, k1, k2 in cands:
+        inside = event.contains(rows)
+        assert (k1, k2) == (int(held1[inside].sum()), int(held2[inside].sum()))
+    assert any(isinstance(e, Ordered) and e.coord == -1 for e, _, _ in cands)  # the count
+    top = [e for e, _, _ in cands if isinstance(e, Classifier) and not e.upper]
+    assert top and all(e.contains(rows)[3] for e in top)  # [1, 1]: the first side's outcome
+
+
+def test_the_ordered_family_sharpens_the_bound_on_a_threshold_leak():
+    """A Laplace count at 1.6x its loss, released in fine bins (0.05 wide: a few runs each).
+    On the same runs (same seeds), the ordered family's tail event {bin >= t} pools the bins
+    and gives a higher bound than the likelihood prefixes, which order the sparse bins by
+    noisy ratios (measured: 1.41-1.49 against 1.21-1.35 on 10 seeds)."""
+    leak = pa.laplace_count(1.6, 1.0, width=0.05)
+    lbs = {fam: [pa.audit(leak, LAPLACE_PAIRS, 1.0, n_select=1000, n_eval=3000, seed=s,
+                          families=fam).epsilon_lb for s in range(5)]
+           for fam in (("likelihood",), ("ordered",))}
+    gains = np.subtract(lbs[("ordered",)], lbs[("likelihood",)])
+    assert (gains > 0).sum() >= 4 and gains.mean() > 0.05, lbs
+    with pytest.raises(ValueError, match="families"):
+        pa.audit(leak, LAPLACE_PAIRS, 1.0, n_select=20, n_eval=20, families=("nonsense",))
+
+
 def test_a_float_output_is_refused_and_a_declared_one_is_counted():
     def noisy(data, random_state):
         return np.array([float(np.sum(data)) + np.random.default_rng(random_state).laplace()])
@@ -96,14 +139,15 @@ def test_controls_need_a_leak_and_their_own_seed():
 
 
 def test_the_power_curve_and_the_smallest_multiplier_detected():
-    """The Laplace count at 1.25x, 2x and 4x its loss: 4x and 2x caught, 1.25x not (its loss,
-    1.25, is within the bound's slack at these runs): the smallest detected is 2."""
+    """The Laplace count at 1.05x, 1.25x, 2x and 4x its loss: 1.05x not caught (its loss is
+    within the bound's slack at these runs), the others caught (1.25x by the ordered family's
+    tail event {bin <= t}): the smallest detected is 1.25."""
     leak = lambda m: pa.laplace_count(m, 1.0)  # noqa: E731
-    curve = pa.power_curve(leak, LAPLACE_PAIRS, 1.0, (4.0, 1.25, 2.0), seeds=(1, 2, 3),
-                           n_select=1000, n_eval=3000)
-    assert [m for m, _ in curve] == [1.25, 2.0, 4.0]
-    assert [r.verdict for _, r in curve] == [pa.PASSES, pa.FAILS, pa.FAILS]
-    assert pa.smallest_detected(curve) == 2.0
+    curve = pa.power_curve(leak, LAPLACE_PAIRS, 1.0, (4.0, 1.25, 2.0, 1.05),
+                           seeds=(1, 2, 3, 4), n_select=1000, n_eval=3000)
+    assert [m for m, _ in curve] == [1.05, 1.25, 2.0, 4.0]
+    assert [r.verdict for _, r in curve] == [pa.PASSES, pa.FAILS, pa.FAILS, pa.FAILS]
+    assert pa.smallest_detected(curve) == 1.25
     assert pa.smallest_detected(curve[:1]) == math.inf
 
 
@@ -202,6 +246,32 @@ def test_claim_rows_check_both_the_audit_and_its_control(tmp_path):
         assert r.extra == PRIVACY_AUDIT and row_kind(r.verdict, r.extra) == "audit"
 
 
+def test_a_loose_bound_reads_the_control_its_exact_loss_designates(tmp_path):
+    """F: stated 2.45, exact loss 0.7 at 1x, 1.5 at 2x (no violation: not catchable), 2.9 at
+    4x: the 4x control is read (caught: passes) and the row says why. G: no multiplier tried
+    exceeds the stated epsilon: the row says it cannot be caught at any run count."""
+    from claims import privacy_audits as cpa
+    from claims.accounting import failed
+    from claims.base import ResultStore
+
+    def loose(learner, factor, lb, verdict, exact, chosen):
+        return dict(_row(learner, "statistical", factor != 1.0, 2.45, lb, verdict,
+                         factor=factor), exact_loss=exact, control_factor=chosen)
+    rows = [loose("F", 1.0, 0.5, "passes", 0.7, 4.0), loose("F", 2.0, 1.3, "passes", 1.5, 4.0),
+            loose("F", 4.0, 2.6, "fails", 2.9, 4.0),
+            loose("G", 1.0, 0.1, "passes", 0.2, math.inf),
+            loose("G", 2.0, 0.3, "passes", 0.4, math.inf)]
+    (tmp_path / "privacy_audits").mkdir()
+    pd.DataFrame(rows).to_csv(tmp_path / cpa.AUDIT, index=False)
+    out = {_learner(r): r for r in cpa.analyse(ResultStore(tmp_path), learners=("F", "G"))}
+    assert out["F"].verdict == "statistical audit: passes (10 runs)"
+    assert "2x control cannot be caught at any run count" in out["F"].measured
+    assert "loose by factor 3.5" in out["F"].measured and "control read is 4x" in out["F"].measured
+    assert "= 2.600 vs 2.450: caught" in out["F"].measured
+    assert "cannot be caught at any run count: the stated bound is loose by factor 12.2" in (
+        out["G"].verdict) and not failed(out["G"].verdict)
+
+
 def test_every_private_estimator_has_a_row():
     """Every estimator of ppm with an ``epsilon`` parameter is one of the claim's learners."""
     import inspect
@@ -253,14 +323,20 @@ def test_the_committed_audit_passes_with_every_control_caught():
             assert (": passes (" in r.verdict) == ("NOT caught" not in r.measured), r.measured
 
 
-@pytest.mark.xfail(strict=True, reason="GenericLearner's 2x control is not caught at 70,000 "
-                   "runs, the Set Cover family's 2x leak may not exceed its loose stated bound "
-                   "(docs/privacy_audits.md)")
-def test_every_statistical_audit_catches_its_2x_control():
+@pytest.mark.xfail(strict=True, reason="the Set Cover Learner over halfplanes: its exact law "
+                   "is not computed, so its 2x control stays, and its 2x leak need not exceed "
+                   "the loose stated bound (docs/privacy_audits.md, 'Loose bounds')")
+def test_every_statistical_audit_catches_the_control_it_reads():
+    """The control at each learner's ``control_factor`` (2, or where the exact loss of a loose
+    bound puts it) fails, i.e. is caught."""
     from pathlib import Path
 
     from claims import privacy_audits as cpa
     root = Path(__file__).resolve().parents[1] / "results"
     df = pd.read_csv(root / cpa.AUDIT)
-    stat = df[(df["kind"] == "statistical") & (df["factor"] == cpa.CONTROL_FACTOR)]
-    assert not stat.empty and (stat["verdict"] == "fails").all(), stat[["learner", "epsilon_lb"]]
+    stat = df[df["kind"] == "statistical"]
+    chosen = (stat["control_factor"].fillna(cpa.CONTROL_FACTOR) if "control_factor" in stat
+              else pd.Series(cpa.CONTROL_FACTOR, index=stat.index))
+    read = stat[stat["factor"] == chosen]
+    assert set(read["learner"]) == set(stat["learner"])
+    assert (read["verdict"] == "fails").all(), read[["learner", "factor", "epsilon_lb"]]

@@ -81,7 +81,7 @@ def test_committed_draws_reproduce_the_sweep_and_feed_the_rows():
     assert real_draws.check_draw_zero(draws, committed) == 400  # 40 splits x 5 eps x 2
     assert draws.groupby(["trial", "learner", "learner.epsilon"]).size().eq(20).all()
     rows = real.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
-    assert len(rows) == 5
+    assert len(rows) == 10  # 5 epsilons x (fair DP-LR, counted; diffprivlib's, a reference)
     for r in rows:
         assert "20 mechanism draws per split" in r.setting
         assert "(splits)" in r.measured and "(mechanisms)" in r.measured
@@ -92,14 +92,44 @@ def test_stale_draws_are_not_read(tmp_path):
     """A draws table whose draw 0 is not the sweep's trial (a rerun sweep) is ignored."""
     import shutil
     from claims.base import ResultStore
-    for sub in ("real_breast_cancer", "real_breast_cancer_draws"):
+    for sub in ("real_breast_cancer", "real_breast_cancer_draws", "real_breast_cancer_fair",
+                "real_breast_cancer_fair_draws"):
         shutil.copytree(ROOT / "results" / sub, tmp_path / sub)
-    path = tmp_path / "real_breast_cancer_draws" / "trials.csv"
-    d = pd.read_csv(path)
     fresh = real.CLAIM.analyse(ResultStore(tmp_path, n_boot=10))
     assert all("20 draws per split" in r.measured for r in fresh)
-    d.loc[(d.draw == 0) & (d.learner == "ppm") & (d.trial == 3), "error"] += 0.01
-    d.to_csv(path, index=False)
+    for sub in ("real_breast_cancer_draws", "real_breast_cancer_fair_draws"):
+        path = tmp_path / sub / "trials.csv"
+        d = pd.read_csv(path)
+        d.loc[(d.draw == 0) & (d.learner == "ppm") & (d.trial == 3), "error"] += 0.01
+        d.to_csv(path, index=False)
     stale = real.CLAIM.analyse(ResultStore(tmp_path, n_boot=10))
+    assert len(stale) == 10
     assert all("is stale" in r.measured and "1 mechanism draw per split" in r.setting
                for r in stale)
+
+
+def test_committed_fair_draws_reproduce_the_fair_sweep_and_pair_with_the_main_one():
+    """The fair sweep's draw 0 is its trial; its PPM draws are the main sweep's (same splits,
+    same seeds), so the two comparisons share PPM's draws (which is why only one is counted)."""
+    fair = pd.read_csv(ROOT / "results" / "real_breast_cancer_fair_draws" / "trials.csv")
+    committed = pd.read_csv(ROOT / "results" / "real_breast_cancer_fair" / "trials.csv")
+    assert real_draws.check_draw_zero(fair, committed) == 400  # 40 splits x 5 eps x 2
+    main = pd.read_csv(ROOT / "results" / "real_breast_cancer_draws" / "trials.csv")
+    key = ["trial", "draw", "learner.epsilon"]
+    a = main[main.learner == "ppm"].set_index(key)["error"].sort_index()
+    b = fair[fair.learner == "ppm"].set_index(key)["error"].sort_index()
+    assert len(a) == len(b) == 4000 and a.equals(b)
+
+
+def test_only_the_fair_comparison_is_counted():
+    from claims.accounting import row_kind
+    from claims.base import ResultStore
+    rows = real.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
+    fair = [r for r in rows if "vs fair DP-LR" in r.setting]
+    ref = [r for r in rows if "vs DP-LR" in r.setting]
+    assert len(fair) == len(ref) == 5
+    assert all(row_kind(r.verdict) == "reference" for r in ref)
+    assert all(row_kind(r.verdict) != "reference" for r in fair)
+    assert all(r.trials.startswith("real_breast_cancer_fair[") for r in fair)
+    assert all("identical to real_breast_cancer's on 200 of 200 trials" in r.measured
+               for r in fair)

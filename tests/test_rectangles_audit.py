@@ -194,7 +194,7 @@ def test_tight_boxes_are_one_per_realizable_dichotomy(d, T, n):
         assert set(subsets) | {frozenset()} == realizable_subsets(P)
 
 
-def labelboost_law(S_L, y_L, U) -> dict:
+def labelboost_law(S_L, y_L, U, eps: float = 1.0) -> dict:
     """The real label_boost_rectangles' law over relabellings: draw_index recorded, then each
     index (and, at d = 1, each conditional index) forced in turn."""
     seen = []
@@ -206,10 +206,10 @@ def labelboost_law(S_L, y_L, U) -> dict:
     def run(forced):
         it = iter(forced)
         with mock.patch.object(mechanisms, "draw_index", lambda log_w, rng: next(it)):
-            return rb.label_boost_rectangles(S_L, y_L, U, None)
+            return rb.label_boost_rectangles(S_L, y_L, U, None, epsilon=eps)
 
     with mock.patch.object(mechanisms, "draw_index", record):
-        rb.label_boost_rectangles(S_L, y_L, U, None)
+        rb.label_boost_rectangles(S_L, y_L, U, None, epsilon=eps)
     first = seen[0] - logsumexp(seen[0])
     out = defaultdict(float)
     for i, lp in enumerate(first):
@@ -218,7 +218,7 @@ def labelboost_law(S_L, y_L, U) -> dict:
             with mock.patch.object(mechanisms, "draw_index",
                                    lambda log_w, rng: seen.append(np.asarray(log_w)) or (
                                        i if len(seen) == 1 else 0)):
-                rb.label_boost_rectangles(S_L, y_L, U, None)
+                rb.label_boost_rectangles(S_L, y_L, U, None, epsilon=eps)
             second = seen[1] - logsumexp(seen[1])
             for j, lq in enumerate(second):
                 X, y, _ = run([i, j])
@@ -260,44 +260,45 @@ N = math.ceil(rb.ROUND_SUBSAMPLE * K)  # 116
 _PAIRS: dict = {}
 
 
-def _boost_then_base(lab, unl, d, T) -> dict:
+def _boost_then_base(lab, unl, d, T, eps: float = 1.0) -> dict:
     S_L = np.array([x for x, _ in lab], dtype=np.int64).reshape(-1, d)
     y_L = np.array([v for _, v in lab], dtype=np.int64)
     U = np.array(unl, dtype=np.int64).reshape(-1, d)
     out = defaultdict(float)
-    for (xb, yb), p in labelboost_law(S_L, y_L, U).items():
+    for (xb, yb), p in labelboost_law(S_L, y_L, U, eps).items():
         X = np.frombuffer(xb, dtype=np.int64).reshape(-1, d)
-        for rect, q in code_law(X, np.frombuffer(yb, dtype=np.int64), T, 1.0).items():
+        for rect, q in code_law(X, np.frombuffer(yb, dtype=np.int64), T, eps).items():
             out[rect] += p * q
     return out
 
 
-def wrapper_law(lab, unl, d, T) -> dict:
+def wrapper_law(lab, unl, d, T, eps: float = 1.0) -> dict:
     types = Counter([("L", x, v) for x, v in lab] + [("U", x) for x in unl])
     total, keys, out = sum(types.values()), sorted(types), defaultdict(float)
     for i, a in enumerate(keys):
         for b in keys[i:]:
             count = types[a] * (types[a] - 1) // 2 if a == b else types[a] * types[b]
             if count:
-                key = (a, b, d, T)
+                key = (a, b, d, T, eps)
                 if key not in _PAIRS:
                     _PAIRS[key] = _boost_then_base([(t[1], t[2]) for t in (a, b) if t[0] == "L"],
-                                                   [t[1] for t in (a, b) if t[0] == "U"], d, T)
+                                                   [t[1] for t in (a, b) if t[0] == "U"], d, T,
+                                                   eps)
                 for h, p in _PAIRS[key].items():
                     out[h] += count / math.comb(total, 2) * p
     return out
 
 
-def _wrapper_worst(lab, unl, d, T) -> float:
-    base = wrapper_law(lab, unl, d, T)
+def _wrapper_worst(lab, unl, d, T, eps: float = 1.0) -> float:
+    base = wrapper_law(lab, unl, d, T, eps)
     worst = 0.0
     points = list(itertools.product(range(T), repeat=d))
     for i, x, v in itertools.product(range(len(lab)), points, (0, 1)):
-        other = wrapper_law(lab[:i] + [(x, v)] + lab[i + 1:], unl, d, T)
+        other = wrapper_law(lab[:i] + [(x, v)] + lab[i + 1:], unl, d, T, eps)
         worst = max(worst, max(abs(math.log(base[h]) - math.log(other[h])) for h in base))
     for i in sorted({unl.index(x) for x in set(unl)}):
         for x in points:
-            other = wrapper_law(lab, unl[:i] + [x] + unl[i + 1:], d, T)
+            other = wrapper_law(lab, unl[:i] + [x] + unl[i + 1:], d, T, eps)
             worst = max(worst, max(abs(math.log(base[h]) - math.log(other[h])) for h in base))
     return worst
 
@@ -312,6 +313,12 @@ def test_composed_wrapper_is_1_dp_exactly(d, T):
     assert worst <= math.log(1 + K / N * (math.e ** 4 - 1)) + 1e-9  # Claim 4.3, eps* = 4
     assert worst <= 1.0
     assert _wrapper_worst(lab, [], d, T) > 10 * worst  # without the subsampling: far larger
+    # 2x control: LabelBoost and the base learner at 2 epsilon. The exact audit resolves the
+    # leak (the loss grows by more than 1.5x), but the stated 1 is loose by a factor of
+    # hundreds here: the 2x leak stays far below it, so no audit against the stated epsilon
+    # can catch it at any run count (docs/privacy_audits.md, "Loose bounds")
+    doubled = _wrapper_worst(lab, unl, d, T, eps=2.0)
+    assert 1.5 * worst < doubled < 1.0
 
 
 def test_wrapper_fit_follows_the_enumerated_law():

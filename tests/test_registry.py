@@ -11,24 +11,26 @@ from hydra.core.config_store import ConfigStore
 from hydra.errors import ConfigCompositionException
 from hydra.utils import instantiate
 from omegaconf.errors import ConfigKeyError
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import InvalidParameterError
 
 from experiments import schema, seeding
 from ppm import registry
-from ppm.validation import CLOSED_UNIT, Number, check_params
+from ppm.populations.base import PopulationBase
+from ppm.validation import CLOSED_UNIT, Number
 
 _CONFIGS = __import__("pathlib").Path(__file__).resolve().parent.parent / "configs"
 
 
-class ToyPopulation:
-    """A trivial population: only its parameters matter here."""
+class ToyPopulation(PopulationBase):
+    """A trivial population: only its parameters matter here (checked, kept and shown by
+    PopulationBase: ``m``, ``w_pub``, ``params()``, ``repr``)."""
 
     _parameter_constraints = {"m": [Number(Integral, 1, None, closed="left")],
                               "w_pub": CLOSED_UNIT}
 
     def __init__(self, *, m=3, w_pub=0.5):
-        check_params(self, m=m, w_pub=w_pub)
-        self.m, self.w_pub = m, w_pub
+        pass
 
 
 @pytest.fixture
@@ -105,3 +107,59 @@ def test_schema_types_come_from_the_constraints():
     assert schema.conf_type(CLOSED_UNIT, 0.5) is float
     assert str(schema.conf_type([None, *CLOSED_UNIT], None)) == "typing.Optional[float]"
     assert schema.conf_type(["boolean"], False) is bool
+
+
+_FIT_CONTEXT = _fit_context(prefer_skip_nested_validation=True)(lambda self: None).__code__
+_BY_HAND: set[str] = set()  # learners that still validate by hand in fit (none)
+
+
+def _fit_contexted(fit) -> bool:
+    """Whether scikit-learn's ``_fit_context`` wraps ``fit`` (under any other wrapper, such as
+    the budget accountant's): every such wrapper shares one code object."""
+    while fit is not None:
+        if getattr(fit, "__code__", None) is _FIT_CONTEXT:
+            return True
+        fit = getattr(fit, "__wrapped__", None)
+    return False
+
+
+@pytest.mark.parametrize("cls", [
+    pytest.param(e.cls, marks=[pytest.mark.xfail(strict=True, reason="fit validates by hand")]
+                 if e.cls.__name__ in _BY_HAND else [])
+    for e in registry.registered() if e.group in ("learner", "baseline")],
+    ids=lambda c: c.__name__)
+def test_every_learner_validates_its_parameters_through_fit_context(cls):
+    """scikit-learn's ``_fit_context`` validates before ``fit``'s body (none calls
+    ``_validate_params`` by hand), and it does: a bad parameter stops ``fit`` before the data."""
+    assert _fit_contexted(cls.__dict__.get("fit", cls.fit))
+    bad = next((p for p, c in cls._parameter_constraints.items()
+                if p != "random_state" and c != "no_validation"), None)
+    if bad is None:
+        return
+    est = cls(**{bad: object()})
+    with pytest.raises(InvalidParameterError, match=f"'{bad}' parameter of {cls.__name__}"):
+        est.fit(None, None)  # the data would fail later, and differently
+
+
+def test_the_fit_context_check_can_fail():
+    def fit(self, X, y):
+        return self
+
+    assert not _fit_contexted(fit) and _fit_contexted(_fit_context(
+        prefer_skip_nested_validation=False)(fit))
+
+
+def test_a_warning_of_fit_points_at_the_users_line_through_the_wrappers():
+    """Under _fit_context (and the budget accountant's wrapper) a fit's warning still names
+    the caller's file, not scikit-learn's or this package's."""
+    import numpy as np
+
+    from ppm import PPMHalfspaceLearner
+    from ppm.baselines import PublicOnly
+    from ppm.validation import NoPublicExamplesWarning
+
+    X, y, none_public = np.zeros((3, 1)), np.array([0, 1, 0]), np.zeros(3, dtype=bool)
+    for est in (PublicOnly(), PPMHalfspaceLearner(epsilon=1.0, random_state=0)):
+        with pytest.warns(NoPublicExamplesWarning) as record:
+            est.fit(X, y, none_public)
+        assert {w.filename for w in record} == {__file__}, type(est).__name__

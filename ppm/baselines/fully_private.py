@@ -42,7 +42,7 @@ complexity has no dependence on ``T`` (docs/model.md §4).
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
@@ -124,6 +124,9 @@ class GridExponentialMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator
     _one_d_input = True
     _parameter_constraints = {"epsilon": EPSILON, **GRID_CONSTRAINTS, "random_state": RANDOM_STATE}
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_params = {"epsilon": 5.0, "T": 16, "low": -3.0, "high": 3.0}
+
     def __init__(self, *, epsilon=1.0, T=64, low=0.0, high=1.0, random_state=None):
         self.epsilon = epsilon
         self.T = T
@@ -134,9 +137,9 @@ class GridExponentialMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator
     def _check_cross_params(self) -> None:
         check_grid_span(self.T, self.low, self.high)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None):
         """Fit on all examples as private; ``public`` is accepted and ignored."""
-        self._validate_params()
         epsilon, (T, low, high) = float(self.epsilon), check_grid(self.T, self.low, self.high)
         rng = check_random_state(self.random_state)
         self._check_names(X, reset=True)

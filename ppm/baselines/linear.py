@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 from scipy.optimize import linprog
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
@@ -258,9 +258,9 @@ class ERMHalfspace(LinearRule, ClassifierMixin, BaseEstimator):
         self.method = method
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None):
         """Fit on all examples; ``public`` is accepted and ignored (non-private baseline)."""
-        self._validate_params()
         self._check_names(X, reset=True)
         X, y, _ = check_labelled_data(X, y, public, min_samples=1, encode_y=self._encode_y)
         n, d = X.shape
@@ -377,6 +377,7 @@ class PublicOnly(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     def __init__(self):  # no parameters (explicit, so get_params sees an empty signature)
         pass
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None):
         """``public=None`` means every example is public (``check_labelled_data`` convention)."""
         self._check_names(X, reset=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 
 from ppm.registry import configurable
 from ppm.validation import (EPSILON, RANDOM_STATE, check_labelled_data, check_random_state)
@@ -94,9 +94,9 @@ class LogisticRegressionBaseline(_ScaledLinearModel):
         self.C = C
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=False)  # it fits a library estimator inside
     def fit(self, X, y, public=None):
         """Fit on all examples; the scaling uses the public ones only."""
-        self._validate_params()
         C = float(self.C)
         seed = _seed_from(self.random_state)
         self._check_names(X, reset=True)
@@ -174,9 +174,9 @@ class DPLogisticRegression(_ScaledLinearModel):
         self.C = C
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=False)  # it fits a library estimator inside
     def fit(self, X, y, public=None):
         """Fit treating every example as private; the scaling uses the public ones only."""
-        self._validate_params()
         epsilon, data_norm, C = float(self.epsilon), float(self.data_norm), float(self.C)
         seed = _seed_from(self.random_state)
         self._check_names(X, reset=True)

@@ -65,7 +65,7 @@ dichotomies of their own; the PPM learner's class ``G`` is never deduplicated by
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils._param_validation import RealNotInt, StrOptions
@@ -196,6 +196,9 @@ class SemiPrivateHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstima
                               "rel_tol": [Number(RealNotInt, 0, 1e-3, closed="neither")],
                               "labels": [StrOptions(set(_LABELS))], "random_state": RANDOM_STATE}
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_params = {"epsilon": 5.0, "labels": "all"}
+
     def __init__(self, *, epsilon=1.0, rel_tol=DEFAULT_REL_TOL, labels="private",
                  random_state=None):
         self.epsilon = epsilon
@@ -203,9 +206,9 @@ class SemiPrivateHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstima
         self.labels = labels
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None):
         """Fit on a PPM sample; ``public[i]`` is True for a public example (required)."""
-        self._validate_params()
         epsilon = float(self.epsilon)
         rng = check_random_state(self.random_state)
         if public is None:

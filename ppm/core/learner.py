@@ -21,7 +21,7 @@ from math import comb
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -203,6 +203,9 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     _label_param, _label_code = "public_label", 0
     _label_role = "the public sub-population's label (0 in BMN20's label-determined model)"
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_params = {"epsilon": 5.0, "method": "blocked"}
+
     def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
                  rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,
                  max_hypotheses: float = 1e11, histogram_memo=None, device: str = "auto",
@@ -228,10 +231,11 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
                              f"'bitset', got {self.method!r}")
         check_memo_allowed(self.histogram_memo, self.allow_private_on_disk)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None):
         """Fit on a PPM sample; ``public[i]`` is True for a public example (required: without
         the mask there is no public point to build ``G`` from, so ``None`` raises)."""
-        hs, scorer, size, public = self._mechanism_scorer(X, y, public)  # validates first
+        hs, scorer, size, public = self._mechanism_scorer(X, y, public)
         rng = check_random_state(self.random_state)
         # Step 3: exact exponential mechanism over G on all labelled pairs. The histogram and
         # the level are private intermediates: only the hypothesis leaves this method.
@@ -252,6 +256,8 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self.n_priv_ = int((~public).sum())
         return self
 
+    # validates like fit when called directly (the audit); inside fit, already validated
+    @_fit_context(prefer_skip_nested_validation=True)
     def _mechanism_scorer(self, X, y, public):
         """Steps 1-2 of ``fit``: validate, build ``C_pub`` and the scorer of ``G`` on the sample.
 
@@ -260,7 +266,6 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         (:func:`ppm.diagnostics.audit.exact_output_distribution`) calls this same method, so it audits the
         production path.
         """
-        self._validate_params()
         if self.device == "cuda":
             check_cuda()  # no GPU: one-line error before any work
         require_public(public, type(self).__name__)

@@ -22,9 +22,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ppm.validation import check_positive_int, check_random_state
+from ppm.populations.base import PopulationBase
 from ppm.registry import configurable
-from ppm.validation import Satisfies, check_params
+from ppm.validation import Satisfies, check_positive_int, check_random_state
 
 # Two of the three features (mean texture, worst area, worst smoothness) with which Street,
 # Wolberg and Mangasarian (1993, "Nuclear feature extraction for breast tumor diagnosis") found
@@ -83,7 +83,7 @@ def load_breast_cancer_ppm(features=DEFAULT_FEATURES):
 
 @configurable("population", "breast_cancer", stable_name="ppm.datasets.BreastCancer",
               target="ppm.populations.BreastCancer")
-class BreastCancer:
+class BreastCancer(PopulationBase):
     """The breast-cancer data as a PPM "population" for the experiment pipeline (docs/model.md §8).
 
     ``sample(n, random_state)`` draws a uniformly random subset of ``n`` of the 569 rows without
@@ -112,33 +112,20 @@ class BreastCancer:
         "a non-empty sequence of feature names (e.g. a list)", kind=list[str])]}
 
     def __init__(self, *, features=DEFAULT_FEATURES):
-        check_params(self, features=features)
         features, cols = _check_features(features)  # the data set's names, distinct
-        self._features = features
+        self._params["features"] = features  # kept as a tuple
         self._cols = cols
         self._heldout = None
 
     @property
-    def features(self) -> tuple[str, ...]:
-        """The feature names (columns of X, in order)."""
-        return self._features
-
-    @property
     def d(self) -> int:
         """Number of features."""
-        return len(self._features)
+        return len(self._params["features"])
 
     @property
     def heldout_indices(self) -> np.ndarray | None:
         """Row indices (into the full data) held out by the last ``sample`` call, or None."""
         return None if self._heldout is None else self._heldout.copy()
-
-    def params(self) -> dict:
-        """The constructor arguments (validated)."""
-        return {"features": self._features}
-
-    def __repr__(self) -> str:
-        return f"BreastCancer(features={self._features!r})"
 
     def opt(self) -> float:
         """``OPT`` of halfspaces on the underlying distribution is unknown: NaN."""

@@ -12,10 +12,10 @@ from numbers import Integral
 
 import numpy as np
 
-from ppm.validation import check_positive_int, check_random_state, check_X
+from ppm.populations.base import PopulationBase
 from ppm.registry import configurable
-from ppm.validation import CLOSED_UNIT, OPEN_UNIT, Number, check_params
-from ppm.populations.base import param_property
+from ppm.validation import (CLOSED_UNIT, OPEN_UNIT, Number, check_positive_int,
+                            check_random_state, check_X)
 
 # Grid points evaluated per ``predict`` call in :meth:`GridThresholds.true_error` (bounds memory).
 _GRID_CHUNK = 1 << 20
@@ -23,7 +23,7 @@ _GRID_CHUNK = 1 << 20
 
 @configurable("population", "grid_thresholds", stable_name="ppm.populations.GridThresholds",
               target="ppm.populations.GridThresholds")
-class GridThresholds:
+class GridThresholds(PopulationBase):
     """Thresholds on a one-dimensional grid, label-determined privacy (docs/model.md §§1, 4 and 8; claim C9).
 
     Domain: the ``T`` grid points ``g_k = k / (T - 1)``, ``k = 0..T-1`` (so ``g_0 = 0`` and
@@ -75,9 +75,6 @@ class GridThresholds:
     }
 
     def __init__(self, *, T=64, w_pub=0.5, cut=0.5, support: int | None = None):
-        check_params(self, T=T, w_pub=w_pub, cut=cut, support=support)
-        T, w_pub, cut = int(T), float(w_pub), float(cut)
-        support = None if support is None else int(support)
         # T_0 = #{k : k / (T - 1) < cut}, with the same float division as the grid itself.
         n_neg = min(max(math.ceil(cut * (T - 1)), 0), T)
         while n_neg > 0 and (n_neg - 1) / (T - 1) >= cut:
@@ -89,30 +86,17 @@ class GridThresholds:
                 f"cut={cut!r} with T={T} leaves no grid point on one side of the cut "
                 f"({n_neg} of {T} grid points below it)"
             )
-        self._params = {"T": T, "w_pub": w_pub, "cut": cut, "support": support}
         self._n_neg = n_neg
         # grid indices carrying mass: [lo, n_neg) are label 0, [n_neg, hi) label 1
         self._lo = 0 if support is None else max(0, n_neg - support)
         self._hi = T if support is None else min(T, n_neg + support)
 
-    T = param_property("T", "Number of grid points.")
-    w_pub = param_property("w_pub", "Mixture weight P[public].")
-    cut = param_property("cut", "Target threshold: y = 1 iff x >= cut.")
-    support = param_property("support", "Grid points with mass on each side (None: all).")
     d = 1
 
     @property
     def n_negative(self) -> int:
         """``T_0``: the number of grid points below ``cut`` (label 0)."""
         return self._n_neg
-
-    def params(self) -> dict:
-        """The constructor arguments (validated), e.g. for CSV columns."""
-        return dict(self._params)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
-        return f"GridThresholds({args})"
 
     def grid(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Grid points ``g_k``, ``start <= k < stop`` (default: all), as a (m, 1) float64 array."""

@@ -52,9 +52,10 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ppm.validation import check_positive_int, check_random_state, check_X
+from ppm.populations.base import PopulationBase
 from ppm.registry import configurable
-from ppm.validation import OPEN_UNIT, Choice, Number, check_params
+from ppm.validation import (OPEN_UNIT, Choice, Number, check_positive_int, check_random_state,
+                            check_X)
 
 # Grid for locating switch points of a rule: 2^16 cells of [-1, 1], 0 is a grid point.
 _GRID_CELLS = 1 << 16
@@ -74,7 +75,7 @@ def _check_gamma(alpha_target, c) -> tuple[float, float, float]:
 
 @configurable("population", "margin_family", stable_name="ppm.hard_family.MarginFamily",
               target="ppm.populations.MarginFamily")
-class MarginFamily:
+class MarginFamily(PopulationBase):
     """The hard family of claim C2: ``P[private | x] = 1/2 -+ gamma`` on either side of 0.
 
     See the module docstring for the construction, the exact excess error and the two-point
@@ -107,30 +108,12 @@ class MarginFamily:
     }
 
     def __init__(self, *, alpha_target=0.01, c=4.0, orientation=1, w_pub=0.5):
-        check_params(self, alpha_target=alpha_target, c=c, orientation=orientation, w_pub=w_pub)
-        alpha, c, gamma = _check_gamma(alpha_target, c)
-        self._params = {"alpha_target": alpha, "c": c, "orientation": int(orientation),
-                        "w_pub": 0.5}
-        self._gamma = gamma
-
-    alpha_target = property(lambda self: self._params["alpha_target"],
-                            doc="Target excess error of this member of the family.")
-    c = property(lambda self: self._params["c"], doc="gamma / alpha_target.")
-    orientation = property(lambda self: self._params["orientation"], doc="+1 (D_+) or -1.")
-    w_pub = property(lambda self: self._params["w_pub"], doc="P[public] = 1/2.")
+        _, _, self._gamma = _check_gamma(alpha_target, c)
 
     @property
     def gamma(self) -> float:
         """``|P[private | x] - 1/2|``, the margin of the label noise."""
         return self._gamma
-
-    def params(self) -> dict:
-        """The constructor arguments (validated), e.g. for CSV columns."""
-        return dict(self._params)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
-        return f"MarginFamily({args})"
 
     def label_probabilities(self) -> tuple[float, float]:
         """``(P[y=0], P[y=1]) = (1/2, 1/2)``."""

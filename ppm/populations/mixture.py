@@ -27,14 +27,9 @@ import numpy as np
 from scipy import optimize
 from scipy.special import ndtr
 
-from ppm.populations.base import param_property
-from ppm.validation import (
-    check_positive_int,
-    check_random_state,
-    check_X,
-)
+from ppm.populations.base import PopulationBase
 from ppm.registry import configurable
-from ppm.validation import CLOSED_UNIT, Number, check_params
+from ppm.validation import CLOSED_UNIT, Number, check_positive_int, check_random_state, check_X
 
 # A realizable configuration must keep at least this fraction of a cluster after truncation;
 # below it rejection sampling would waste > 10^4 draws per kept point.
@@ -62,7 +57,7 @@ def _rotation(d: int, geometry_seed: int) -> np.ndarray:
 
 @configurable("population", "gaussian_clusters", stable_name="ppm.populations.GaussianClusters",
               target="ppm.populations.GaussianClusters")
-class GaussianClusters:
+class GaussianClusters(PopulationBase):
     """Two Gaussian clusters on either side of a target halfspace (docs/model.md §§1 and 8).
 
     Geometry (written in the rotated frame ``z = R^T x``, where ``R`` is a fixed rotation drawn
@@ -148,27 +143,12 @@ class GaussianClusters:
     def __init__(self, *, d=2, w_pub=0.5, separation=2.0, margin: float | None = 0.1,
                  public_std=1.0, private_std=0.5, private_aspect=3.0, eta=0.0,
                  public_pos_rate=0.0, geometry_seed=0):
-        check_params(self, d=d, w_pub=w_pub, separation=separation, margin=margin,
-                     public_std=public_std, private_std=private_std,
-                     private_aspect=private_aspect, eta=eta, public_pos_rate=public_pos_rate,
-                     geometry_seed=geometry_seed)
-        d, w_pub, separation, eta = int(d), float(w_pub), float(separation), float(eta)
-        margin = None if margin is None else float(margin)
-        public_std, private_std = float(public_std), float(private_std)
-        private_aspect, public_pos_rate = float(private_aspect), float(public_pos_rate)
+        # checked and typed by PopulationBase (_parameter_constraints); the rule across them:
         if eta > 0 and public_pos_rate > 0:
             raise ValueError(
                 "eta and public_pos_rate are two different relaxations and cannot both be "
                 f"positive, got eta={eta!r}, public_pos_rate={public_pos_rate!r}"
             )
-        geometry_seed = int(geometry_seed)
-
-        self._params = {
-            "d": d, "w_pub": w_pub, "separation": separation, "margin": margin,
-            "public_std": public_std, "private_std": private_std,
-            "private_aspect": private_aspect, "eta": eta,
-            "public_pos_rate": public_pos_rate, "geometry_seed": geometry_seed,
-        }
         self._R = _rotation(d, geometry_seed)
         self._R.setflags(write=False)
         # Standard deviations of each cluster along the rotated axes (z coordinates).
@@ -191,18 +171,8 @@ class GaussianClusters:
                         "increase separation or decrease margin"
                     )
 
-    # ------------------------------------------------------------------ parameters / geometry
-    d = param_property("d", "Dimension of x.")
-    w_pub = param_property("w_pub", "Mixture weight P[public].")
-    separation = param_property("separation", "Distance between the cluster means.")
-    margin = param_property("margin", "Empty band width (realizable) or None (agnostic).")
-    public_std = param_property("public_std", "Std of the label-0 cluster.")
-    private_std = param_property("private_std", "Std of the label-1 cluster along u.")
-    private_aspect = param_property("private_aspect", "Label-1 std ratio orthogonal/along u.")
-    eta = param_property("eta", "Relaxation (i) flip probability.")
-    public_pos_rate = param_property("public_pos_rate", "Relaxation (ii) P[y=1 | public].")
-    geometry_seed = param_property("geometry_seed", "Seed of the rotation R.")
-
+    # ------------------------------------------------------------------ geometry
+    # (each parameter is a read-only attribute, e.g. ``d``, ``w_pub``: PopulationBase)
     @property
     def realizable(self) -> bool:
         """True iff ``margin`` is not None (truncated clusters, OPT = 0)."""
@@ -217,14 +187,6 @@ class GaussianClusters:
     def rotation(self) -> np.ndarray:
         """The rotation ``R`` (columns: ``u`` then the orthogonal axes of the clusters; a copy)."""
         return self._R.copy()
-
-    def params(self) -> dict:
-        """The constructor arguments (validated), e.g. for CSV columns."""
-        return dict(self._params)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
-        return f"GaussianClusters({args})"
 
     def _acceptance(self, label: int) -> float:
         """P[a label-``label`` cluster point lies on its side of the margin band]."""

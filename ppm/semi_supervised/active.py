@@ -40,7 +40,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
@@ -102,6 +102,9 @@ class PrivateActiveLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         "random_state": RANDOM_STATE,
     }
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_params = {"epsilon": 1.0, "n_A": 4, "n_queries": 2, "T": 16, "low": -3.0, "high": 3.0}
+
     def __init__(self, *, epsilon=0.1, n_A=2048, n_queries=None, T=1024, low=0.0, high=1.0,
                  alpha0=0.1, beta0=0.1, epsilon_split=None, random_state=None):
         self.epsilon = epsilon
@@ -135,9 +138,9 @@ class PrivateActiveLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
                                         2 * sanitized_size(self.alpha0))
         return check_positive_int(self.n_queries, "n_queries")
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, public=None):
         """``(X, y)`` is the pool; labels are read only at the ``t`` queried indices."""
-        self._validate_params()
         n_A, t = int(self.n_A), self._n_queries()
         n_pool = pool_size(n_A, self.epsilon)
         rng = check_random_state(self.random_state)

@@ -21,15 +21,15 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ppm.validation import check_positive_int, check_random_state
+from ppm.populations.base import PopulationBase
 from ppm.registry import configurable
-from ppm.validation import OPEN_UNIT, Number, check_params
+from ppm.validation import OPEN_UNIT, Number, check_positive_int, check_random_state
 from .big_points import BigPoints
 
 
 @configurable("population", "big_grid_thresholds", stable_name="ppm.semi_supervised.BigGridThresholds",
               target="ppm.semi_supervised.BigGridThresholds")
-class BigGridThresholds:
+class BigGridThresholds(PopulationBase):
     """Population of the module docstring.
 
     Parameters
@@ -53,33 +53,16 @@ class BigGridThresholds:
     }
 
     def __init__(self, *, b=64, support=5, cut=0.5):
-        check_params(BigGridThresholds, b=b, support=support, cut=cut)
-        b, support = int(b), int(support)
-        c = math.floor(Fraction(float(cut)) * (1 << b))
+        c = math.floor(Fraction(cut) * (1 << b))
         if c < support or c + support > (1 << b):
             raise ValueError(f"support={support} points on each side of the cut {c} do not fit "
                              f"in {{0..2^{b} - 1}}")
-        self._params = {"b": b, "support": support, "cut": float(cut)}
         self._c = c
-
-    @property
-    def b(self) -> int:
-        return self._params["b"]
-
-    @property
-    def support(self) -> int:
-        return self._params["support"]
 
     @property
     def cut_point(self) -> int:
         """The integer cut ``c``: ``y = 1`` iff ``x >= c``."""
         return self._c
-
-    def params(self) -> dict:
-        return dict(self._params)
-
-    def __repr__(self) -> str:
-        return "BigGridThresholds(" + ", ".join(f"{k}={v!r}" for k, v in self._params.items()) + ")"
 
     def support_points(self) -> BigPoints:
         """The ``2 support`` points with mass, in increasing order."""
@@ -155,19 +138,12 @@ class NoisyBigGridThresholds(BigGridThresholds):
     }
 
     def __init__(self, *, b=64, support=25, cut=0.5, eta=0.1, spacing_bits=16):
-        check_params(self, b=b, support=support, cut=cut, eta=eta, spacing_bits=spacing_bits)
-        g_bits = int(spacing_bits)
         super().__init__(b=b, support=support, cut=cut)
-        s, g = self._params["support"], 1 << g_bits
+        s, g = support, 1 << spacing_bits
         if self._c < g * s or self._c + g * s > (1 << self._params["b"]):
             raise ValueError(f"support={s} points {g} apart on each side of the cut do not fit "
                              f"in {{0..2^{self._params['b']} - 1}}")
-        self._params.update(eta=float(eta), spacing_bits=g_bits)
         self._g = g
-
-    def __repr__(self) -> str:
-        return ("NoisyBigGridThresholds("
-                + ", ".join(f"{k}={v!r}" for k, v in self._params.items()) + ")")
 
     def support_points(self) -> BigPoints:
         s = self._params["support"]

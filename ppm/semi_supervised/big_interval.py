@@ -27,15 +27,16 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ppm.populations.base import PopulationBase
 from ppm.registry import configurable
-from ppm.validation import OPEN_UNIT, Number, check_params, check_positive_int, check_random_state
+from ppm.validation import OPEN_UNIT, Number, check_positive_int, check_random_state
 from .big_points import BigPoints, as_big_points
 
 
 @configurable("population", "big_grid_interval",
               stable_name="ppm.semi_supervised.big_interval.BigGridInterval",
               target="ppm.semi_supervised.big_interval.BigGridInterval")
-class BigGridInterval:
+class BigGridInterval(PopulationBase):
     """Population of the module docstring (``d = 1``).
 
     Parameters
@@ -62,24 +63,18 @@ class BigGridInterval:
     }
 
     def __init__(self, *, b=64, support=4, cut=0.5, width_bits=32):
-        check_params(BigGridInterval, b=b, support=support, cut=cut, width_bits=width_bits)
-        b, s, w = int(b), int(support), int(width_bits)
+        s, w = support, width_bits
         if 2 * s > (1 << w):
             raise ValueError(f"support={s} points inside each end do not fit in an interval of "
                              f"2^{w} points")
-        c = math.floor(Fraction(float(cut)) * (1 << b))
+        c = math.floor(Fraction(cut) * (1 << b))
         lo, hi = c - (1 << (w - 1)), c + (1 << (w - 1)) - 1
         if lo - s < 0 or hi + s > (1 << b) - 1:
             raise ValueError(f"the interval [{lo}, {hi}] and support={s} points outside it do not "
                              f"fit in {{0..2^{b} - 1}}")
-        self._params = {"b": b, "support": s, "cut": float(cut), "width_bits": w}
         self._lo, self._hi = lo, hi
         inner = np.arange(2 * s, dtype=np.int64)  # offsets from c_lo - s
         self._offsets = np.concatenate([inner, inner + np.int64(hi - lo + 1)])  # 4 s points
-
-    @property
-    def b(self) -> int:
-        return self._params["b"]
 
     @property
     def T(self) -> int:
@@ -89,12 +84,6 @@ class BigGridInterval:
     def interval(self) -> tuple[int, int]:
         """The target ``(c_lo, c_hi)``: ``y = 1`` iff ``c_lo <= x <= c_hi``."""
         return self._lo, self._hi
-
-    def params(self) -> dict:
-        return dict(self._params)
-
-    def __repr__(self) -> str:
-        return "BigGridInterval(" + ", ".join(f"{k}={v!r}" for k, v in self._params.items()) + ")"
 
     def support_points(self) -> BigPoints:
         """The ``4 support`` points with mass, in increasing order."""
@@ -171,25 +160,18 @@ class NoisyBigGridInterval(BigGridInterval):
     }
 
     def __init__(self, *, b=64, support=8, cut=0.5, width_bits=32, eta=0.1, spacing_bits=16):
-        check_params(self, b=b, support=support, cut=cut, width_bits=width_bits, eta=eta,
-                     spacing_bits=spacing_bits)
         super().__init__(b=b, support=support, cut=cut, width_bits=width_bits)
-        s, g, w = int(support), 1 << int(spacing_bits), int(width_bits)
+        s, g, w = support, 1 << spacing_bits, width_bits
         lo, hi = self._lo, self._hi
-        if 2 * g * s > (1 << w) or lo - g * s < 0 or hi + g * s > (1 << int(b)) - 1:
+        if 2 * g * s > (1 << w) or lo - g * s < 0 or hi + g * s > (1 << b) - 1:
             raise ValueError(f"support={s} points 2^{spacing_bits} apart at each end do not fit "
                              f"in the interval of 2^{w} points or in {{0..2^{b} - 1}}")
-        self._params.update(eta=float(eta), spacing_bits=int(spacing_bits))
         j = np.arange(2 * s, dtype=np.int64)
         origin = lo - g * s
         left = g * j                                      # c_lo - g s + g j: inside iff j >= s
         right = np.int64(hi - g * (s - 1) - origin) + g * j  # c_hi - g (s-1) + g j: iff j < s
         self._offsets = np.concatenate([left, right])
         self._origin = origin
-
-    def __repr__(self) -> str:
-        return ("NoisyBigGridInterval("
-                + ", ".join(f"{k}={v!r}" for k, v in self._params.items()) + ")")
 
     def support_points(self) -> BigPoints:
         return BigPoints(self._origin, self._offsets)

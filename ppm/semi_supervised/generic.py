@@ -49,7 +49,7 @@ import math
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
@@ -132,6 +132,9 @@ class GenericLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         "random_state": RANDOM_STATE,
     }
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_params = {"epsilon": 5.0, "T": 16, "low": -3.0, "high": 3.0}
+
     def __init__(self, *, epsilon=1.0, T=1024, low=0.0, high=1.0, alpha0=0.1, beta0=0.1,
                  epsilon_split=None, random_state=None):
         self.epsilon = epsilon
@@ -146,9 +149,9 @@ class GenericLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     def _check_cross_params(self) -> None:
         check_grid_span(self.T, self.low, self.high)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None, X_unlabelled=None):
         """Fit on labelled ``(X, y)`` and unlabelled ``X_unlabelled`` (module docstring)."""
-        self._validate_params()
         eps = float(self.epsilon)
         T, low, high = check_grid(self.T, self.low, self.high)
         split = check_epsilon_split(self.epsilon_split)

@@ -63,7 +63,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone, _fit_context
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
@@ -233,6 +233,9 @@ class LabelBoostLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         "random_state": RANDOM_STATE,
     }
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_params = {"b": 4, "base_n": 10}
+
     def __init__(self, *, epsilon=1.0, b=64, base_learner=None, base_n=None, alpha0=0.1,
                  beta0=0.1, random_state=None):
         self.epsilon = epsilon
@@ -263,9 +266,9 @@ class LabelBoostLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
             base.set_params(random_state=rng)
         return base
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, public=None, X_unlabelled=None):
         """Labelled ``(X, y)``, unlabelled ``X_unlabelled`` (both private); ``public`` ignored."""
-        self._validate_params()
         eps, b, m = float(self.epsilon), int(self.b), self._m()
         alpha0, beta0 = float(self.alpha0), float(self.beta0)
         x = as_big_points(X, "X", b=b)

@@ -42,17 +42,16 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ppm.populations.base import param_property
+from ppm.populations.base import PopulationBase
 from ppm.populations.grid_thresholds import GridThresholds
-from ppm.validation import check_positive_int, check_random_state, check_X
 from ppm.registry import configurable
-from ppm.validation import OPEN_UNIT, Number, check_params
+from ppm.validation import OPEN_UNIT, Number, check_positive_int, check_random_state, check_X
 
 
 @configurable("population", "plateau_grid_thresholds",
               stable_name="ppm.semi_supervised.PlateauGridThresholds",
               target="ppm.semi_supervised.PlateauGridThresholds")
-class PlateauGridThresholds:
+class PlateauGridThresholds(PopulationBase):
     """Population of the module docstring: one good threshold, ``T - 2`` at error ``plateau``.
 
     Parameters
@@ -77,36 +76,20 @@ class PlateauGridThresholds:
     }
 
     def __init__(self, *, T=64, plateau=0.15, cut=0.5):
-        check_params(self, T=T, plateau=plateau, cut=cut)
-        T = int(T)
         n_neg = GridThresholds(T=T, cut=cut).n_negative
         if not 2 <= n_neg <= T - 2:
             raise ValueError(f"cut={cut!r} with T={T} leaves {n_neg} of {T} grid points below "
                              "it; need at least 2 on each side")
-        plateau = float(plateau)
-        self._params = {"T": T, "plateau": plateau, "cut": float(cut)}
         self._n_neg = n_neg
         # the four atoms (grid indices), their labels and masses
         self._atoms = np.array([0, n_neg - 1, n_neg, T - 1], dtype=np.int64)
         self._labels = np.array([0, 0, 1, 1], dtype=np.int64)
         self._masses = np.array([0.5 - plateau, plateau, plateau, 0.5 - plateau])
 
-    T = param_property("T", "Number of grid points.")
-    plateau = param_property("plateau", "Mass of each point beside the cut (the plateau error).")
-    cut = param_property("cut", "Target threshold: y = 1 iff x >= cut.")
-
     @property
     def n_negative(self) -> int:
         """``T_0``: the number of grid points below ``cut``."""
         return self._n_neg
-
-    def params(self) -> dict:
-        """The constructor arguments (validated), e.g. for CSV columns."""
-        return dict(self._params)
-
-    def __repr__(self) -> str:
-        return "PlateauGridThresholds(" + ", ".join(
-            f"{k}={v!r}" for k, v in self._params.items()) + ")"
 
     def atoms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(X, y, mass)`` of the four atoms: (4, 1) grid points, labels, probabilities."""

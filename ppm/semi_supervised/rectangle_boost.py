@@ -45,7 +45,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from ppm import mechanisms
@@ -233,6 +233,9 @@ class RectangleLabelBoostLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimat
     }
     _param_roles = {"max_work": "execution"}
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_params = {"T": 16, "base_n": 10}
+
     def __init__(self, *, epsilon=1.0, T=1024, b=None, base_n=None, alpha0=0.1, beta0=0.1,
                  max_work=MAX_WORK, random_state=None):
         self.epsilon = epsilon
@@ -249,9 +252,9 @@ class RectangleLabelBoostLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimat
             return rectangle_base_size(domain_size(self.T, self.b), d, float(self.alpha0), float(self.beta0))
         return int(self.base_n)
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, public=None, X_unlabelled=None):
         """Labelled ``(X, y)``, unlabelled ``X_unlabelled`` (both private); ``public`` ignored."""
-        self._validate_params()
         eps, T, max_work = float(self.epsilon), domain_size(self.T, self.b), int(self.max_work)
         alpha0, beta0 = float(self.alpha0), float(self.beta0)
         x = check_grid_points(X, T)

@@ -61,7 +61,7 @@ from numbers import Integral
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from ppm import mechanisms
@@ -385,6 +385,9 @@ class GridRectangleMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
                               "max_work": WORK_LIMIT, "random_state": RANDOM_STATE}
     _param_roles = {"max_work": "execution"}
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_params = {"epsilon": 5.0, "T": 16}
+
     def __init__(self, *, epsilon=1.0, T=1024, b=None, max_work=MAX_WORK, random_state=None):
         self.epsilon = epsilon
         self.T = T
@@ -392,9 +395,9 @@ class GridRectangleMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         self.max_work = max_work
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None):
         """Run the mechanism on every example (all private)."""
-        self._validate_params()
         T = domain_size(self.T, self.b)
         X = check_grid_points(X, T)
         if X.shape[0] == 0:

@@ -32,7 +32,7 @@ from numbers import Integral
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
@@ -144,14 +144,17 @@ class GapThresholdMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {"epsilon": EPSILON, "b": B_BITS, "random_state": RANDOM_STATE}
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_params = {"epsilon": 5.0, "b": 4}
+
     def __init__(self, *, epsilon=1.0, b=64, random_state=None):
         self.epsilon = epsilon
         self.b = b
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None):
         """Run the mechanism on every example (all private)."""
-        self._validate_params()
         epsilon, b = float(self.epsilon), int(self.b)
         X = as_big_points(X, b=b)
         y = self._encode_y(y, len(X))

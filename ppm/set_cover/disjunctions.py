@@ -25,6 +25,7 @@ depend on the base class) holds for the flipped run; negating its output is post
 
 from __future__ import annotations
 
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
 from ppm.registry import configurable
@@ -58,6 +59,9 @@ class DisjunctionLearner(SetCoverLearner):
                               "hypotheses": [StrOptions(set(DISJUNCTION_HYPOTHESES))]}
     _label_role = "the disjunction's positive label (1 in KMMS19)"
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_variants = {"literals": {"k": 1, "epsilon": 0.9, "hypotheses": "literals"}}
+
     def _base_class(self) -> str:
         return _CONJUNCTION_SIDE[self.hypotheses]
 
@@ -65,6 +69,7 @@ class DisjunctionLearner(SetCoverLearner):
     def _round_labels(y):
         return 1 - y  # flipped labels: replace-one neighbours stay neighbours
 
+    @_fit_context(prefer_skip_nested_validation=True)  # validated once: super().fit skips it
     def fit(self, X, y, public=None):
         """Fit the conjunction learner on ``(X, 1 - y)`` (all examples private)."""
         super().fit(X, y, public)

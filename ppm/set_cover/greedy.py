@@ -13,7 +13,7 @@ consistent with every example and has at most ``k ln(n_0) + 1`` literals.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
@@ -39,9 +39,9 @@ class GreedySetCover(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     def __init__(self, *, pos_label=None):
         self.pos_label = pos_label
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None):
         """Fit on all examples (``public`` is accepted for the pipeline's call and ignored)."""
-        self._validate_params()
         self._check_names(X, reset=True)
         X = check_binary_X(X)
         n, D = X.shape

@@ -26,7 +26,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from numba import njit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
@@ -96,15 +96,18 @@ class GreedyTriangleCover(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     }
     _param_roles = {"pos_label": "encoding"}  # the experiments' labels are 0/1
 
+    # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
+    _check_params = {"T": 8}
+
     def __init__(self, *, T=None, max_triples=MAX_TRIPLES, random_state=None, pos_label=None):
         self.T = T
         self.max_triples = max_triples
         self.random_state = random_state
         self.pos_label = pos_label
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None):
         """Greedy cover of the positives by triangles with no negative inside."""
-        self._validate_params()
         selector = TriangleComplementSelector(T=self.T, max_triples=self.max_triples)
         self._check_names(X, reset=True)
         X = selector.check_X(X)

@@ -28,7 +28,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils._param_validation import StrOptions
@@ -146,6 +146,11 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         """The base class the conjunction rounds select from (``make_selector``'s name)."""
         return self.hypotheses
 
+    # scikit-learn's check suite runs on these (ppm.sklearn_checks.check_instances)
+    _check_variants = {
+        "literals": {"k": 1, "epsilon": 0.9, "hypotheses": "literals"},
+        "halfplanes": {"k": 1, "epsilon": 0.9, "hypotheses": "halfplanes", "T": 8}}
+
     def __init__(self, *, k=1, epsilon=0.9, delta=1e-6, hypotheses="literals",
                  composition="set_cover", alpha0=0.1, beta0=0.1, T=None, epsilon_hat=None,
                  random_state=None, pos_label=None, device="cpu"):
@@ -169,9 +174,8 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
                              f"hypotheses={self.hypotheses!r}, got None")
 
     def _budget(self) -> dict:
-        """Validate the parameters and derive the run's constants (rounds, budgets, Laplace
-        scale and margin) from them; nothing here sees data."""
-        self._validate_params()
+        """The run's constants (rounds, budgets, Laplace scale and margin) from the parameters
+        (validated by ``fit``'s ``_fit_context``); nothing here sees data."""
         k, eps, d = self.k, float(self.epsilon), self.delta
         alpha0, beta0 = float(self.alpha0), float(self.beta0)
         rounds = n_rounds(int(k), alpha0)
@@ -191,6 +195,7 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("X is empty (0 examples): the learner needs at least one example")
         return X, self._encode_y(y, n)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, public=None):
         """Run the ``R`` rounds on all examples as private.
 

@@ -26,9 +26,10 @@ from numbers import Integral
 
 import numpy as np
 
-from ppm.validation import check_positive_int, check_random_state
+from ppm.populations.base import PopulationBase
 from ppm.registry import configurable
-from ppm.validation import CLOSED_UNIT, OPEN_UNIT, Choice, Number, check_params
+from ppm.validation import (CLOSED_UNIT, OPEN_UNIT, Choice, Number, check_positive_int,
+                            check_random_state)
 
 _SCALE = 4096  # integer normals: directions to ~1e-4 rad, products stay far below 2^53
 _EXACT_GRID = 2 ** 22
@@ -36,7 +37,7 @@ _EXACT_GRID = 2 ** 22
 
 @configurable("population", "grid_polygon", stable_name="ppm.set_cover.GridPolygon",
               target="ppm.set_cover.GridPolygon")
-class GridPolygon:
+class GridPolygon(PopulationBase):
     """Convex ``k``-gon (``k = 1``: halfplane) on ``{0..T}^2`` with label-determined privacy.
 
     Parameters
@@ -67,11 +68,6 @@ class GridPolygon:
 
     def __init__(self, *, T=1024, k=1, w_pub=0.5, support: int | None = 32,
                  geometry_seed=0):
-        check_params(self, T=T, k=k, w_pub=w_pub, support=support, geometry_seed=geometry_seed)
-        T, k, w_pub, geometry_seed = int(T), int(k), float(w_pub), int(geometry_seed)
-        support = None if support is None else int(support)
-        self._params = {"T": T, "k": k, "w_pub": w_pub, "support": support,
-                        "geometry_seed": geometry_seed}
         rng = np.random.default_rng(geometry_seed)
         phi0 = rng.uniform(0.0, 2.0 * math.pi)
         m = 1 if k == 1 else k
@@ -87,26 +83,6 @@ class GridPolygon:
         self._neg_p = None  # probabilities of the negative support points (None: uniform)
         if support is not None:
             self._pos, self._neg = self._support_points(support)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
-        return f"GridPolygon({args})"
-
-    def params(self) -> dict:
-        """The constructor arguments (validated), e.g. for CSV columns."""
-        return dict(self._params)
-
-    @property
-    def T(self) -> int:
-        return self._params["T"]
-
-    @property
-    def k(self) -> int:
-        return self._params["k"]
-
-    @property
-    def w_pub(self) -> float:
-        return self._params["w_pub"]
 
     @property
     def support(self):
@@ -286,10 +262,6 @@ class GridTriangles(GridPolygon):
     }
 
     def __init__(self, *, T=1024, w_pub=0.5, support: int | None = 8, centre_mass=0.5):
-        check_params(self, T=T, w_pub=w_pub, support=support, centre_mass=centre_mass)
-        T, w_pub, centre_mass = int(T), float(w_pub), float(centre_mass)
-        support = None if support is None else int(support)
-        self._params = {"T": T, "w_pub": w_pub, "support": support, "centre_mass": centre_mass}
         a, c = round(0.1 * T), math.floor(0.45 * T)
         A = np.array([(a, a), (c, a), (a, c)], dtype=np.int64)  # counter-clockwise
         self._triangles = (A, T - A)  # the point reflection keeps the orientation
@@ -301,10 +273,6 @@ class GridTriangles(GridPolygon):
             self._neg = np.vstack([neg, centre])  # the centre last
             self._neg_p = np.append(np.full(len(neg), (1.0 - centre_mass) / len(neg)),
                                     centre_mass)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
-        return f"GridTriangles({args})"
 
     @property
     def k(self) -> int:

@@ -29,9 +29,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ppm.validation import check_positive_int, check_random_state
+from ppm.populations.base import PopulationBase
 from ppm.registry import configurable
-from ppm.validation import CLOSED_UNIT, Number, check_params
+from ppm.validation import CLOSED_UNIT, Number, check_positive_int, check_random_state
 from .literals import check_binary_X
 
 # Test points per chunk in true_error (bounds memory at D = 1024: 16384 x 1024 bytes = 16 MB).
@@ -40,7 +40,7 @@ _CHUNK = 1 << 14
 
 @configurable("population", "planted_conjunction", stable_name="ppm.set_cover.PlantedConjunction",
               target="ppm.set_cover.PlantedConjunction")
-class PlantedConjunction:
+class PlantedConjunction(PopulationBase):
     """AND of ``k`` of the ``2D`` literals; positives uniform, negatives violate one literal.
 
     Parameters
@@ -66,11 +66,8 @@ class PlantedConjunction:
     }
 
     def __init__(self, *, D=64, k=2, w_pub=0.5, geometry_seed=0):
-        check_params(self, D=D, k=k, w_pub=w_pub, geometry_seed=geometry_seed)
-        D, k, w_pub, geometry_seed = int(D), int(k), float(w_pub), int(geometry_seed)
         if k > D:
             raise ValueError(f"k must be <= D, got k={k!r} with D={D!r}")
-        self._params = {"D": D, "k": k, "w_pub": w_pub, "geometry_seed": geometry_seed}
         g = np.random.default_rng(geometry_seed)
         self._vars = np.sort(g.choice(D, size=k, replace=False)).astype(np.int64)
         self.halfspace_signs = g.integers(0, 2, size=k).astype(np.uint8)
@@ -84,13 +81,6 @@ class PlantedConjunction:
     def target(self) -> list[tuple[int, int]]:
         """The target literals ``(variable, sign)`` (``sign = 1``: ``x_i``, 0: ``NOT x_i``)."""
         return [(int(v), int(s)) for v, s in zip(self._vars, self.halfspace_signs)]
-
-    def params(self) -> dict:
-        return dict(self._params)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
-        return f"PlantedConjunction({args})"
 
     def opt(self) -> float:
         return 0.0
@@ -212,15 +202,9 @@ class DecoyConjunction(PlantedConjunction):
                               "decoy_alpha": [Number(Real, 0, 1, closed="right")]}
 
     def __init__(self, *, D=64, k=2, w_pub=0.5, decoy_alpha=0.1, geometry_seed=0):
-        check_params(self, D=D, k=k, w_pub=w_pub, decoy_alpha=decoy_alpha,
-                     geometry_seed=geometry_seed)
         super().__init__(D=D, k=k, w_pub=w_pub, geometry_seed=geometry_seed)
-        D, k = self._params["D"], self._params["k"]
         if k >= D:
             raise ValueError(f"k must be < D (at least one decoy variable), got k={k!r}, D={D!r}")
-        decoy_alpha = float(decoy_alpha)
-        self._params = {"D": D, "k": k, "w_pub": self._params["w_pub"],
-                        "decoy_alpha": decoy_alpha, "geometry_seed": geometry_seed}
         # decoy signs from a stream of their own (the target's draws above are unchanged)
         g = np.random.default_rng([int(geometry_seed), 1])
         self._decoy_vars = np.setdiff1d(np.arange(D), self._vars)
@@ -235,10 +219,6 @@ class DecoyConjunction(PlantedConjunction):
     def decoys(self) -> list[tuple[int, int]]:
         """The decoy literals ``(variable, sign)``."""
         return [(int(v), int(s)) for v, s in zip(self._decoy_vars, self.decoy_signs)]
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
-        return f"DecoyConjunction({args})"
 
     def _draw(self, n_pos: int, n_neg: int, rng: np.random.Generator) -> np.ndarray:
         """``n_pos`` positives then ``n_neg`` negatives (uint8 rows), in chunks."""
