@@ -112,19 +112,20 @@ class Design:
         return self.kind in ("alphas", "paired")
 
 
+def read_trials(name: str, exps, root) -> pd.DataFrame:
+    """The committed trials of design ``name``'s experiments ``exps`` under ``root``, one frame."""
+    paths = [Path(root) / e / "trials.csv" for e in exps]
+    for path in (p for p in paths if not p.exists()):
+        raise FileNotFoundError(f"design {name}: no trials at {path}")
+    return pd.concat([pd.read_csv(p, low_memory=False) for p in paths], ignore_index=True)
+
+
 def load_design(name: str, root="results") -> Design:
     """The design ``name`` (a key of :data:`DESIGNS`) read from the trials under ``root``."""
     if name not in DESIGNS:
         raise ValueError(f"design must be one of {sorted(DESIGNS)}, got {name!r}")
     kind, exps, x_col, alpha, sel = DESIGNS[name]
-    root = Path(root)
-    frames = []
-    for e in exps:
-        path = root / e / "trials.csv"
-        if not path.exists():
-            raise FileNotFoundError(f"design {name}: no trials at {path}")
-        frames.append(pd.read_csv(path, low_memory=False))
-    trials = pd.concat(frames, ignore_index=True)
+    trials = read_trials(name, exps, root := Path(root))
     trials = trials[trials["learner"] == PPM]
     nhat = pd.read_csv(root / exps[0] / "n_hat.csv")
     beta = float(nhat["beta"].iloc[0])

@@ -37,7 +37,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from analysis.aggregate import ERROR_COL
-from analysis.coverage import TRUTHS, Cell, cell_truth, seed_sequence, trial_grid
+from analysis.coverage import TRUTHS, Cell, cell_truth, read_trials, seed_sequence, trial_grid
 from analysis.dose_response import glm_fit
 from analysis.floor_slope import (floor_subtracted_slope, floor_subtracted_slope_paired,
                                   two_term_family, two_term_fit, two_term_share)
@@ -162,13 +162,7 @@ def load_counted(name: str, root="results") -> CountedDesign:
         raise ValueError(f"counted design must be one of {sorted(COUNTED)}, got {name!r}")
     kind, exps, filters, x, alphas, shared, _ = COUNTED[name]
     root = Path(root)
-    frames = []
-    for e in exps:
-        path = root / e / "trials.csv"
-        if not path.exists():
-            raise FileNotFoundError(f"design {name}: no trials at {path}")
-        frames.append(pd.read_csv(path, low_memory=False))
-    trials = pd.concat(frames, ignore_index=True)
+    trials = read_trials(name, exps, root)
     for col, v in filters.items():
         trials = trials[trials[col] == v]
     if trials.empty:

@@ -19,9 +19,7 @@ Where both terms of ``n ~ A/alpha^2 + B/(epsilon alpha)`` weigh (hard family, al
 the counted row is the two-term fit (:func:`two_term_verdict`,
 :func:`analysis.floor_slope.two_term_family`) and the pure slope is a breakdown; a smooth
 range whose theory readings reach the alternative is a breakdown too. docs/claims/c2_agnostic.md
-states the rules.
-
-The privacy term across epsilon (``u(alpha) + v(alpha)/epsilon``): :mod:`claims.c2_epsilon_term`.
+states the rules; the privacy term across epsilon (``u + v/epsilon``): :mod:`claims.c2_epsilon_term`.
 
 Provenance (``statistic``, ``trials``): the hard family's rows name, per sweep, the populations
 they read (``alpha_target``: one population, hence different trials, per alpha) at their
