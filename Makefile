@@ -20,7 +20,7 @@ $(call CHECK,LAUNCHER,joblib|slurm,'joblib' or 'slurm')
 $(call CHECK,TEST_WORKERS,[0-9]+,a non-negative integer (pytest workers; 0: one process))
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # ARGS travels verbatim (quotes, =, commas, brackets) in PPM_ARGS; `make -n` makes it --dry-run.
 ARGS_SH := $(subst ','\'',$(strip $(value ARGS)))

@@ -6,5 +6,5 @@
 - :mod:`~analysis.pooled_slope`: one slope pooled over several settings;
 - :mod:`~analysis.private_cost`: C4's increments ratio of the private cost;
 - :mod:`~analysis.class_size`, :mod:`~analysis.mechanism_price`: C4's exact ``ln|G|`` table and
-  the exponential mechanism's exact price (the inputs of :mod:`claims.c4_mechanism`).
+  the exponential mechanism's exact price (the inputs of :mod:`claims.c4.mechanism`).
 """

@@ -16,7 +16,7 @@ import numpy as np
 
 from analysis.sample_complexity import draw_n_hat, interpolate_n_hat, loglog_slope
 
-__all__ = ["bootstrap", "grid_bootstrap", "fitted_bootstrap", "cell_fractions",
+__all__ = ["bootstrap", "grid_bootstrap", "shared_draws", "fitted_bootstrap", "cell_fractions",
            "censored_direction"]
 
 
@@ -88,6 +88,25 @@ def bootstrap(datasets, cells, beta, n_boot, rng, level, resample=None, slope_fn
         raise ValueError(f"reading must be 'fit' or 'grid', got {reading!r}")
     return fitted_bootstrap(datasets, cells, beta, n_boot, rng, level, resample=resample,
                             slope_fn=slope_fn, keep_censored=keep_censored, curve_id=curve_id)
+
+
+def shared_draws(datasets, keys):
+    """A ``resample`` for :func:`bootstrap`: one trial-index draw per key, shared by every
+    group whose error vector at that position carries the same key (the same trials: the same
+    samples), so those groups move together in every replicate. ``keys[i][j]``: the key of
+    ``datasets[i]``'s ``j``-th error vector (hashable); draws are made in the datasets' order,
+    at a key's first appearance."""
+    def resample(rng):
+        draws, out = {}, []
+        for (_, errs), ks in zip(datasets, keys):
+            row = []
+            for e, k in zip(errs, ks):
+                if k not in draws:
+                    draws[k] = rng.integers(0, e.size, e.size)
+                row.append(e[draws[k]])
+            out.append(row)
+        return out
+    return resample
 
 
 def _least_squares_slope(x, y, _):

@@ -21,7 +21,7 @@ where it runs: Gaussian points are in general position almost surely), marked ``
 general_position``.
 
 The table's reading (:func:`fit_d2`, :func:`local_exponents`) is here too; the verdict row and
-the panel are the claim's (:mod:`claims.c4_mechanism`), the command line
+the panel are the claim's (:mod:`claims.c4.mechanism`), the command line
 ``scripts/log_class_size.py``.
 """
 

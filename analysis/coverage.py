@@ -64,7 +64,7 @@ CLAIM_N_BOOT = 300  # claims.base.ResultStore.n_boot: every claim's slope interv
 # C3 (claims/c3_epsilon.py): the headline alpha 0.05, epsilon <= PRIVACY_DOMINATES = 1, the
 #   epsilons on the same sample per (n, trial): paired bootstrap;
 # C5 (claims/c5_mixture_weight.py): the headline d = 2, alpha 0.1, slope vs w_pub, groups apart;
-# C2 (claims/c2_agnostic.py): the hard family (all of its sweeps, _load_family), PPM at the
+# C2 (claims/c2/agnostic.py): the hard family (all of its sweeps, _load_family), PPM at the
 #   headline epsilon 1, the small-alpha regime alpha <= SMALL_ALPHA = 0.01, each population
 #   at its own alpha (a population per alpha: independent samples).
 DESIGNS = {

@@ -52,7 +52,7 @@ __all__ = ["COUNTED", "PLAN", "TWO_TERM_TRUTHS", "CountedDesign", "load_counted"
 
 TWO_TERM_TRUTHS = ("two_term_fit", "share_0.1", "share_0.9", "power_1.5")
 PRIVACY_DOMINATES = 1.0  # claims/c3_epsilon.py: the floor slope's epsilons <= 1
-SMALL_ALPHA = 0.01  # claims/c2_agnostic.py: the family slope below, the two-term fit above
+SMALL_ALPHA = 0.01  # claims/c2/agnostic.py: the family slope below, the two-term fit above
 
 # name -> (kind, experiments, filters, x, alphas, shared, statistic). kind: "alphas" (one
 # group, slope against 1/alpha: sample_complexity_slope), "against"
@@ -173,7 +173,7 @@ def load_counted(name: str, root="results") -> CountedDesign:
         x_col = "_g"
     else:
         trials, x_col = _with_x(trials, x)
-    if kind == "family_slope":  # claims/c2_agnostic.py regimes: alpha <= 0.01 below eps 0.2
+    if kind == "family_slope":  # claims/c2/agnostic.py regimes: alpha <= 0.01 below eps 0.2
         trials = trials[trials[x_col] <= SMALL_ALPHA]
     if kind == "floor":
         eps = trials[x_col]

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from analysis.bootstrap import bootstrap
+from analysis.bootstrap import bootstrap, shared_draws
 from analysis.sample_complexity import check_df, check_n_values, grouped_errors, loglog_slope
 from ppm.validation import check_open_unit, check_positive_int, check_random_state
 
@@ -125,20 +125,6 @@ def _datasets(df, alpha_col, eps_col, n_col, error_col, trial_col):
     return datasets, cells, keys
 
 
-def _joint_resample(datasets, keys):
-    def resample(rng):
-        draws, out = {}, []
-        for (_, errs), ks in zip(datasets, keys):
-            row = []
-            for e, k in zip(errs, ks):
-                if k not in draws:
-                    draws[k] = rng.integers(0, e.size, e.size)
-                row.append(e[draws[k]])
-            out.append(row)
-        return out
-    return resample
-
-
 def _interval(values, level):
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
@@ -177,7 +163,7 @@ def epsilon_term_growth(df, alpha_col, eps_col, beta, n_col="n", error_col="erro
                          f"{ {float(a): k for a, k in per_alpha.items()} }")
     rec = _Recorder(cell_alpha)
     res = bootstrap(datasets, cells, beta, n_boot, rng, level,
-                    resample=_joint_resample(datasets, keys), slope_fn=rec, keep_censored=True)
+                    resample=shared_draws(datasets, keys), slope_fn=rec, keep_censored=True)
     point = rec.calls[0]
     reps = rec.calls[-n_boot:] if n_boot and len(rec.calls) > 1 else []
     v_reps = np.array([r["v"] for r in reps]).reshape(len(reps), point["alphas"].size)

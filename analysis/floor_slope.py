@@ -26,7 +26,7 @@ import math
 import numpy as np
 from scipy.optimize import nnls
 
-from analysis.bootstrap import bootstrap
+from analysis.bootstrap import bootstrap, shared_draws
 from analysis.sample_complexity import (check_df, check_n_values, grouped_errors,
                                         loglog_slope, read_point)
 from ppm.validation import check_open_unit, check_positive_int, check_random_state
@@ -96,19 +96,8 @@ def _paired_datasets(df, x_col, n_col, error_col, trial_col):
 def _joint_resample(datasets, ids):
     """One trial-index draw per (n, set of trial ids), shared by every group holding those
     trials at that n (the same samples), so the groups move together in every replicate."""
-    def resample(rng):
-        draws = {}
-        out = []
-        for (ns, errs), tid in zip(datasets, ids):
-            row = []
-            for n, e, t in zip(ns, errs, tid):
-                key = (float(n), t)
-                if key not in draws:
-                    draws[key] = rng.integers(0, e.size, e.size)
-                row.append(e[draws[key]])
-            out.append(row)
-        return out
-    return resample
+    return shared_draws(datasets, [[(float(n), t) for n, t in zip(ns, tid)]
+                                   for (ns, _), tid in zip(datasets, ids)])
 
 
 def floor_subtracted_slope_paired(df, x_col, alpha, beta, fit_max, n_col="n",
@@ -148,8 +137,7 @@ def floor_subtracted_slope_paired(df, x_col, alpha, beta, fit_max, n_col="n",
     cells = [(j, alpha, float(xs[i])) for j, i in enumerate(keep)]
     rec = _Recorder(floor_cell=len(keep) - 1)
     res = bootstrap(datasets, cells, beta, n_boot, rng, level,
-                    resample=_joint_resample(datasets, ids), slope_fn=rec,
-                    keep_censored=True)
+                    resample=_joint_resample(datasets, ids), slope_fn=rec, keep_censored=True)
     cens = [read_point(ns, errs, alpha, 1.0 - beta)[1] for ns, errs in datasets]
     # the engine's first call is the point estimate, its last n_boot the replicates
     replicate_flags = rec.flags[-n_boot:] if n_boot and res["n_boot_valid"] else []

@@ -124,7 +124,8 @@ def fixed_sample(design: PriceDesign, d: int, sample: int):
 
 def class_sizes(design: PriceDesign, d: int, samples: int | None = None) -> list[int]:
     """The exact ``|G|`` of every sample at dimension ``d`` (ConstrHalf on its public rows; no
-    histogram): what a run at ``d`` will score (``scripts/gpu_batch.py`` prices it)."""
+    histogram): what a run at ``d`` will score (:func:`analysis.gpu_batch_run.price_estimate`
+    prices it)."""
     out = []
     for s in range(design.samples if samples is None else samples):
         X, _, public = fixed_sample(design, d, s)

@@ -1,7 +1,7 @@
 """A design aid: which n values and how many trials per cell would make a slope conclusive.
 
 For a counted row that is still inconclusive, the verdict says how narrow its interval must be
-(``claims.predictions``: "half-width h, needs < h*"). A log-log slope over cells ``x_i`` with
+(``claims.rules.predictions``: "half-width h, needs < h*"). A log-log slope over cells ``x_i`` with
 independent per-cell readings has ``var(slope) = sum_i w_i^2 var(log n_hat_i)``, ``w_i =
 (log x_i - mean) / S_xx``; with the same variance ``v`` in every cell that is ``v / S_xx``, so
 the slope's half-width ``1.96 sqrt(v / S_xx)`` falls under ``h*`` once every cell's

@@ -8,6 +8,8 @@ off the same runs.
 
 * :func:`success_curve`: per ``n``, the fraction of trials with error ``<= alpha`` and its
   Clopper-Pearson interval;
+* :func:`success_rate_slope`: at a fixed ``n``, the least-squares slope of that fraction
+  against ``log2`` of a size parameter, with its normal interval;
 * :func:`n_hat_from_curve`: the smallest ``n`` from which that fraction stays ``>= 1 - beta``,
   interpolated in ``log n``; :func:`crossing_bracket`: the grid points around it (the
   resolution every interval carries);
@@ -23,12 +25,13 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta as beta_dist
+from scipy.stats import beta as beta_dist, norm
 
 from ppm.validation import check_open_unit
 
 __all__ = [
     "success_curve",
+    "success_rate_slope",
     "n_hat_from_curve",
     "crossing_bracket",
     "crossing_signature",
@@ -194,6 +197,29 @@ def success_curve(df, alpha, n_col="n", error_col="error", confidence=0.95) -> p
         {"n": ns, "trials": trials, "successes": succ, "frac": succ / trials,
          "cp_lo": lo, "cp_hi": hi}
     )
+
+
+def success_rate_slope(df, alpha, n_col="n", error_col="error", level=0.95) -> dict:
+    """Least-squares slope of the success rate (``error <= alpha``, :func:`success_curve` with
+    ``n_col`` the size parameter) against ``log2`` of ``n_col`` (per doubling), with its normal
+    interval at ``level``. The slope is ``sum_j w_j p_j`` with ``w_j = (x_j - mean x) / S_xx``,
+    so its variance is ``sum_j w_j^2 p_j (1 - p_j) / N_j``, read at the Agresti-Coull ``(k_j +
+    2) / (N_j + 4)`` (an interval of non-zero width when every rate is 0 or 1). Returns ``slope,
+    lo, hi, n_points`` and ``curve`` (the :func:`success_curve`: Clopper-Pearson intervals)."""
+    curve = success_curve(df, alpha, n_col=n_col, error_col=error_col)
+    x = np.log2(curve["n"].to_numpy(dtype=float))
+    p, k = curve["frac"].to_numpy(dtype=float), curve["successes"].to_numpy(dtype=float)
+    n = curve["trials"].to_numpy(dtype=float)
+    sxx = float(((x - x.mean()) ** 2).sum())
+    if x.size < 2 or sxx == 0:
+        return dict(slope=math.nan, lo=math.nan, hi=math.nan, n_points=int(x.size), curve=curve)
+    w = (x - x.mean()) / sxx
+    slope = float((w * p).sum())
+    pt = (k + 2) / (n + 4)
+    se = math.sqrt(float((w ** 2 * pt * (1 - pt) / (n + 4)).sum()))
+    z = float(norm.ppf(0.5 + level / 2))
+    return dict(slope=slope, lo=slope - z * se, hi=slope + z * se, n_points=int(x.size),
+                curve=curve)
 
 
 def n_hat_from_curve(ns, fracs, target):

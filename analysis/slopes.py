@@ -32,7 +32,7 @@ from analysis.bootstrap import bootstrap, censored_direction  # noqa: F401
 
 def _uncensored_points(res: dict) -> dict:
     """The public slopes' ``n_points``: the cells uncensored in the point estimate (a slope
-    needs :data:`claims.outcomes.MIN_POINTS` of them); ``n_cells`` counts every cell that
+    needs :data:`claims.rules.outcomes.MIN_POINTS` of them); ``n_cells`` counts every cell that
     entered, the censored ones as bounds (``bounds``, ``direction``)."""
     res["n_cells"] = res["n_points"]
     res["n_points"] = res["n_uncensored"]

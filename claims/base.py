@@ -60,7 +60,7 @@ class VerdictRow:
     # Provenance: what the row computes (a short stable id, e.g. ``floor_slope``) and the
     # trials it reads (:func:`trial_set`: experiments, each optionally narrowed to its cells
     # by ``[key=value,...]``). Within a claim no two counted rows read a common trial
-    # (:func:`claims.accounting.one_per_trial_set`).
+    # (:func:`claims.rules.accounting.one_per_trial_set`).
     statistic: str = ""
     trials: str = ""
     slope: float = NAN
@@ -72,7 +72,7 @@ class VerdictRow:
     w_pub: float = NAN
     extra: str = ""  # anything else that identifies the setting (regime, relaxation, source)
     # The same row read with the grid reading of n_hat (the reference beside the counted,
-    # fitted reading: docs/model.md §5); filled by claims.report.
+    # fitted reading: docs/model.md §5); filled by claims.reporting.report.
     grid_slope: float = NAN
     grid_lo: float = NAN
     grid_hi: float = NAN

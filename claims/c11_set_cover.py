@@ -7,7 +7,7 @@ composition, ``eps_hat ~ 1/sqrt(R)``). Two experiments on planted conjunctions (
 
 * ``c11_set_cover_k`` (D = 64, k = 1..8): per composition, the slope of ``log n_hat`` against
   ``log k``. The theorem is an upper bound: its rate is ``[1, with log factor]`` (Claim 3.4) and
-  ``[1.5, with log factor]`` (naive); verdict :func:`claims.verdicts.upper_bound_verdict`
+  ``[1.5, with log factor]`` (naive); verdict :func:`claims.rules.verdicts.upper_bound_verdict`
   against Theorem 3.2's expression taken with constant 1 (``theorem_3_2``, the looseness
   column). The *gap* between the two compositions (theory 0.5: ``sqrt(R) ~ sqrt(k)``) is a row
   of its own: it is what the two per-round budgets predict on any population.
@@ -30,8 +30,8 @@ composition, ``eps_hat ~ 1/sqrt(R)``). Two experiments on planted conjunctions (
   entirely above (steeper: for Claim 3.4 e.g. ``k^1.5``) is "does not hold"; a measured
   ``n_hat`` above Theorem 3.2's expression (constant 1) at any k is said in the verdict.
 
-Every counted row names its alternative (:func:`claims.predictions.rate_verdict`): a decoy k row
-is weighed against the other composition's range (they overlap once Theorem 3.2's log factor
+Every counted row names its alternative (:func:`claims.rules.predictions.rate_verdict`): a decoy k
+row is weighed against the other composition's range (they overlap once Theorem 3.2's log factor
 is in, so no precision separates them there and the row says so); the contrast itself is the
 paired difference ``slope(naive) - slope(Claim 3.4)`` on the decoy trials (same sample per
 ``(k, n, trial)``, :func:`analysis.slopes.slope_difference_paired`), prediction the ratio of the two per-round budgets (about 0.5:
@@ -43,7 +43,7 @@ The non-private greedy set cover learner (``greedy``) is a reference row.
 One fact, one row (:func:`one_fact_decoys`): the decoy trials answer two questions, Claim 3.4's
 k rate and the paired gap, at the smallest alpha; the naive k row and the rows at the other
 alpha read the same trials and are breakdowns (shown, not counted). The two that remain read
-common trials (the gap reads the Claim 3.4 cells too), so :func:`claims.accounting.
+common trials (the gap reads the Claim 3.4 cells too), so :func:`claims.rules.accounting.
 one_per_trial_set` counts them as one joint row that holds only if both hold. The D rows read
 their own composition's cells of ``c11_set_cover_D`` (``trials`` ``[composition=...]``; the
 two budgets share the samples, not the runs) and stay two rows.
@@ -55,13 +55,13 @@ import math
 
 import numpy as np
 
-from claims.accounting import breakdown
+from claims.rules.accounting import breakdown
 
-from claims import plotting
+from claims.reporting import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, trial_set
-from claims.predictions import rate_verdict, theory_with_alternative
-from claims.verdicts import (FAILS, NOT_MEASURED, counted, fmt_interval, fmt_slope,
-                             mark_same_measurement, upper_bound_verdict)
+from claims.rules.predictions import rate_verdict, theory_with_alternative
+from claims.rules.verdicts import (FAILS, NOT_MEASURED, counted, fmt_interval, fmt_slope,
+                                   mark_same_measurement, upper_bound_verdict)
 from analysis.sample_complexity import crossing_signature, loglog_slope
 from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
 from ppm.set_cover.base import add_remove_budget, n_rounds, per_round_epsilon
@@ -144,8 +144,8 @@ def decoy_prediction(k, Dv, alpha, decoy_alpha, eps_hat_k, w_pub=0.5, alpha0=0.1
 
 def k_rate_verdict(fit: dict, predicted: tuple, alternative: tuple, names: tuple,
                    below_bound: bool) -> str:
-    """The decoy k rule (module docstring): :func:`claims.predictions.rate_verdict` of the slope
-    against ``predicted`` (this composition's range) and ``alternative`` (the other's)."""
+    """The decoy k rule (module docstring): :func:`claims.rules.predictions.rate_verdict` of the
+    slope against ``predicted`` (this composition's range) and ``alternative`` (the other's)."""
     v = rate_verdict(fit, predicted, alternative, names)
     if v.startswith(FAILS + " (the interval lies below"):
         v = FAILS + " (flatter than both: no factor k)"
@@ -389,7 +389,7 @@ def analyse(results) -> list[VerdictRow]:
 
 
 def one_fact_decoys(rows) -> None:
-    """One fact, one row (:mod:`claims.accounting`): the decoy trials answer two questions,
+    """One fact, one row (:mod:`claims.rules.accounting`): the decoy trials answer two questions,
     Claim 3.4's k rate and its saving over naive composition (the paired gap), so two rows count:
     the Claim 3.4 row and the gap row at the smallest alpha (the design's hardest target, fixed
     before the data); the naive row (the foil's own rate, which the gap already reads) and every

@@ -7,10 +7,10 @@ of ``log n_hat`` against ``log b``. Lemma 4.6 loses ``(8 / eps_s) ln(2T / beta)`
 so ``n ~ ln(2T/beta) = b ln 2 + ln(2/beta)``: the theory slope lies between that expression's
 (its additive constant flattens it) and 1 (pure ``b``). Theorem 4.7 is an upper bound (the
 Set Cover Learner is ``(eps, delta)``-DP, for which no ``Omega(log T)`` lower bound exists), so
-its rows take :func:`claims.verdicts.upper_bound_verdict`, as C11's do: a slope below the band is
-the finding "faster than the worst case on this population", never "holds". PPM (d = 2) and
+its rows take :func:`claims.rules.verdicts.upper_bound_verdict`, as C11's do: a slope below the band
+is the finding "faster than the worst case on this population", never "holds". PPM (d = 2) and
 ERM: 0 (ERM is a reference row). Each counted row names its alternative
-(:func:`claims.predictions.rate_verdict`): the Set Cover Learner's ``log T`` band against a
+(:func:`claims.rules.predictions.rate_verdict`): the Set Cover Learner's ``log T`` band against a
 ``T``-free cost (0, what PPM claims for itself), PPM's 0 against the Set Cover Learner's
 ``log T`` range.
 
@@ -35,12 +35,12 @@ error quantum 1/64, reads exact recovery (a T-free second term, :data:`EXACT_REC
 a breakdown.
 
 Counted only when it could have failed (:func:`counted_only_if_it_could_fail`,
-:func:`claims.accounting.could_fail`): a Set Cover Learner row "faster than the worst case"
+:func:`claims.rules.accounting.could_fail`): a Set Cover Learner row "faster than the worst case"
 whose interval meets the T-free band (alpha 0.01) could not have excluded the alternative, so it
 is a breakdown, not counted. PPM's error curves cross alpha at a shallow angle; the rows state
 the design that would pin the crossings (:data:`PPM_DESIGN`).
 
-One trial set, one counted row (:func:`claims.accounting.one_per_trial_set`): each row's
+One trial set, one counted row (:func:`claims.rules.accounting.one_per_trial_set`): each row's
 ``trials`` are one learner's runs (``c12_grid_halfplanes[learner=...]``: PPM and ERM are
 baselines fitted on the same samples, each its own runs), ``c12_theorem_budget`` or
 ``c12_theorem_budget_dense``. Both alphas of a learner read the same runs: PPM's two flat rows
@@ -59,56 +59,29 @@ import math
 
 import numpy as np
 
-from claims import plotting
+from analysis.set_cover_privacy import privacy_note
+from claims.reporting import grid_halfplanes, plotting
 from claims.base import (Claim, VerdictRow, alphas_of, beta_of, first, setting_value,
                          trial_set)
-from claims.accounting import breakdown, could_fail
-from claims.predictions import prediction_bands, rate_verdict, theory_with_alternative
-from claims.outcomes import HOLDS
-from claims.verdicts import explicit_bound_note, fmt_interval, fmt_slope
+from claims.rules.accounting import breakdown, could_fail
+from claims.rules.predictions import prediction_bands, rate_verdict, theory_with_alternative
+from claims.rules.outcomes import HOLDS
+from claims.rules.verdicts import explicit_bound_note, fmt_interval, fmt_slope
 from analysis.sample_complexity import loglog_slope
 from analysis.set_cover_round_one import ROUND_ONE, round_one_exact, round_one_table  # noqa: F401 (C12 API)
 from analysis.slopes import sample_complexity_slope_against
-from ppm.set_cover.base import add_remove_budget, implied_privacy, n_rounds, per_round_epsilon
+from ppm.set_cover.base import add_remove_budget, n_rounds, per_round_epsilon
 from analysis.aggregate import ERROR_COL
 from analysis.dose_response import use_reading
-from experiments.columns import (D, DELTA, EPSILON, EPSILON_HAT, ERM, LEARNER_K, PPM, SET_COVER, T,
-                                baseline_column)
+from experiments.columns import D, DELTA, EPSILON, EPSILON_HAT, ERM, PPM, SET_COVER, T
 
-EXPERIMENT = "c12_grid_halfplanes"
+EXPERIMENT = "c12_grid_halfplanes"  # its n_hat vs T panel: claims.reporting.grid_halfplanes
 STATEMENT = "convex polygons on {0..T}^2: Set Cover Learner pays log T; PPM does not"
 MAIN = SET_COVER
-LEARNERS = ((MAIN, "Set Cover Learner + Select Halfplane", "C3", "D", "-"),
-            (PPM, "PPM (Alg. 2), d = 2", "C0", "o", "-"),
-            (ERM, "non-private ERM", "C2", "s", "-."))
 # What each row computes (VerdictRow.statistic): the slope of log n_hat against log b
 # (b = log2 T). Its trials: one learner's runs of the experiment (PPM and ERM are baselines fitted
 # on the Set Cover Learner's samples, each its own runs: ``[learner=...]``).
 STATISTIC = "loglog_slope_b"
-
-
-def privacy_note(trials) -> dict:
-    """The Set Cover Learner's privacy in this run: the theorem's ``(eps, delta)`` or, with the
-    ``epsilon_hat`` knob, the overall epsilon that basic composition proves."""
-    main = trials[trials.learner == MAIN]
-    eps, delta = first(main, EPSILON), first(main, DELTA)
-    k = first(main, LEARNER_K, int)
-    eh = main[EPSILON_HAT].iloc[0]
-    out = {"epsilon": eps, "delta": delta, "ppm_epsilon": first(
-        trials[trials.learner == PPM], baseline_column(PPM, EPSILON))}  # PPM is a baseline here
-    if eh is None or not np.isfinite(float(eh)):
-        out["text"] = out["short"] = f"({eps:g}, {delta:g})-DP for all examples (Claim 3.4)"
-        return out
-    imp = implied_privacy(float(eh), add_remove_budget(eps, delta)[1], n_rounds(k, 0.1),
-                          add_remove_budget(eps, delta)[0])
-    out["epsilon_hat"] = float(eh)
-    out["overall"] = imp["basic_epsilon"]
-    out["text"] = (f"eps_hat = {float(eh):g} per round, {imp['rounds']} rounds: "
-                   f"{imp['basic_epsilon']:.2f}-DP for all examples (basic composition), "
-                   f"not ({eps:g}, {delta:g})")
-    out["short"] = (f"eps_hat {float(eh):g}/round -> {imp['basic_epsilon']:.2f}-DP, "
-                    f"all examples")
-    return out
 
 
 def theorem_bound(T_: float, alpha: float, beta: float, eps: float, delta: float,
@@ -284,7 +257,7 @@ def _theorem_rows(results, exp) -> list[VerdictRow]:
 
 
 def counted_only_if_it_could_fail(v: str, fit: dict, th_lo: float) -> str:
-    """:func:`claims.accounting.could_fail` on a Set Cover Learner row: a "faster than the
+    """:func:`claims.rules.accounting.could_fail` on a Set Cover Learner row: a "faster than the
     worst case" interval that meets the T-free band could not have excluded the alternative
     and is a breakdown, not counted."""
     bands = prediction_bands((th_lo, 1.0), (0.0, 0.0))
@@ -319,7 +292,7 @@ def analyse(results) -> list[VerdictRow]:
     rng_txt = f"T=2^{int(bs.min())}..2^{int(bs.max())}"
     rows = []
     for alpha in alphas_of(nhat):
-        for learner, label, *_ in LEARNERS:
+        for learner, label, *_ in grid_halfplanes.LEARNERS:
             sub = trials[trials.learner == learner]
             if sub.empty:
                 continue
@@ -378,23 +351,6 @@ def analyse(results) -> list[VerdictRow]:
     return rows + theorem_rows(results)
 
 
-def draw_panel(ax, results, alpha=None) -> str:
-    """n_hat vs T for the three learners (also C9's d = 2 panel); returns the privacy text."""
-    trials, nhat = results.load(EXPERIMENT)
-    top = float(trials["n"].max())
-    for i, a in enumerate(alphas_of(nhat) if alpha is None else [alpha]):
-        for learner, label, color, marker, ls in LEARNERS:
-            sub = nhat[(nhat.learner == learner) & (nhat.alpha == a)].sort_values(T)
-            if sub.empty:
-                continue
-            style = dict(color=color, marker=marker, ls=ls if i == 0 else ":")
-            plotting.draw_nhat(ax, sub[T], sub, top, style, f"{label}, alpha = {a:g}")
-    plotting.log_axes(ax, None, "grid {0..T}^2: T (d = 2 domain)",
-                      plotting.nhat_label(beta_of(nhat)), base=2)
-    plotting.legend_below(ax, ncol=1)
-    return privacy_note(_bits(trials))["short"]
-
-
 def _short(verdict: str) -> str:
     """A row's verdict in a few words for a panel title."""
     v = str(verdict)
@@ -446,7 +402,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
         return
     fig, axes = plotting.panels(2 if theorem else 1, 7.4, 6.8)
     ax = axes[0]
-    text = draw_panel(ax, results)
+    text = grid_halfplanes.draw_panel(ax, results)
     trials, _ = results.load(EXPERIMENT)
     ppm_eps = privacy_note(_bits(trials))["ppm_epsilon"]  # PPM is a baseline here
     ax.set_title(f"Set Cover Learner: {text}\nPPM: pure {ppm_eps:g}-DP for private examples "

@@ -10,8 +10,8 @@ The contrast itself is tested directly (:func:`slope_difference`): the differenc
 ``slope(fully private EM) - slope(GenericLearner)`` with a paired bootstrap (both learners run on
 the same labelled samples of each trial, so each replicate draws the trial indices once per
 ``(b, n)`` for both). Theory: the EM's slope (``ln 2T + ln 1/beta`` against ``log b``) minus 0.
-Rule (:func:`difference_verdict`, :func:`claims.predictions.rate_verdict`): prediction the EM's
-slope (up to 1), alternative 0 (no contrast); the bands are derived from the two. The flat row
+Rule (:func:`difference_verdict`, :func:`claims.rules.predictions.rate_verdict`): prediction the
+EM's slope (up to 1), alternative 0 (no contrast); the bands are derived from the two. The flat row
 of GenericLearner names the EM's ``ln T`` as its alternative.
 
 ``c13_generic_domain_plateau``: the same sweep on
@@ -52,12 +52,12 @@ import math
 
 import numpy as np
 
-from claims import plotting
-from claims.accounting import as_check, breakdown
+from claims.reporting import plotting
+from claims.rules.accounting import as_check, breakdown
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value, trial_set
-from claims.outcomes import SLOPE_TOL
-from claims.predictions import rate_verdict, theory_with_alternative
-from claims.verdicts import counted, fmt_interval, fmt_slope
+from claims.rules.outcomes import SLOPE_TOL
+from claims.rules.predictions import rate_verdict, theory_with_alternative
+from claims.rules.verdicts import counted, fmt_interval, fmt_slope
 from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
 from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
 from analysis.aggregate import ERROR_COL
@@ -112,13 +112,14 @@ DIFF_NAMES = ("the fully private EM's ln T", "no contrast")
 def grows_verdict(fit: dict, theory_lo: float) -> str:
     """The unlabelled rule, one-sided: the prediction is growth at least at Theorem 3.3's rate
     (``(theory_lo, inf)``), the alternative no growth (0); a steeper growth (like the substitute
-    sanitizer's ``b^1.5``) is still growth (:func:`claims.predictions.rate_verdict`)."""
+    sanitizer's ``b^1.5``) is still growth (:func:`claims.rules.predictions.rate_verdict`)."""
     return rate_verdict(fit, (theory_lo, math.inf), (0.0, 0.0), GROWS_NAMES)
 
 
 def difference_verdict(diff: dict, theory: float) -> str:
     """The contrast ``slope(EM) - slope(GenericLearner)``: prediction the EM's ``ln T`` slope
-    ``theory`` (up to 1, pure ``b``), alternative 0 (:func:`claims.predictions.rate_verdict`)."""
+    ``theory`` (up to 1, pure ``b``), alternative 0
+    (:func:`claims.rules.predictions.rate_verdict`)."""
     return rate_verdict(diff, (theory, max(theory, 1.0)), (0.0, 0.0), DIFF_NAMES)
 
 
@@ -287,7 +288,7 @@ MORE_TRIALS = ("to decide at both readings of n_hat this row needs about 3-4x it
 
 
 def one_fact(rows: list[VerdictRow]) -> list[VerdictRow]:
-    """One fact, one row (:mod:`claims.accounting`): on each population and alpha the labelled
+    """One fact, one row (:mod:`claims.rules.accounting`): on each population and alpha the labelled
     flat row (the claim: GenericLearner's labelled cost does not depend on T) counts and the
     paired contrast on the same trials is a breakdown; on the original population the alpha 0.1
     rows are superseded by the plateau population's (built to show the contrast at alpha 0.1)

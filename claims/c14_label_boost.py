@@ -23,12 +23,14 @@ spans only x2, so the slope reads the size schedule: breakdowns of the next rows
 12,552 (the same at every ``b`` from 2048 on), ``b`` in {2048, .., 16384} (x8), the wrapper and,
 on the same draws, its base learner alone (the foil: its cost grows like ``b ln 2``, so at a
 fixed ``n`` its success rate falls). Read: the slope of the success rate (excess error <=
-alpha) against ``log2 b`` (:func:`success_slope`). The wrapper's must be 0; the alternative is
-a unit step from success to failure inside the ``b`` range, whose least-squares slope on this
-grid lies in [-0.4, -0.3] per doubling (:func:`design_fall`: the design alone sets it); bands:
-half the shallowest fall either side of 0 (:func:`fixed_n_verdict`). The base learner's fall
-is a check (its premise); if it does not fall, inconclusive. Both alphas' wrapper rows read the
-same trials: one joint row (:func:`claims.accounting.one_per_trial_set`), holding if both do.
+alpha) against ``log2 b`` (:func:`claims.rules.success_rate.success_slope`). The wrapper's must
+be 0; the alternative is a unit step from success to failure inside the ``b`` range, whose
+least-squares slope on this grid lies in [-0.4, -0.3] per doubling
+(:func:`claims.rules.success_rate.design_fall`: the design alone sets it); bands: half the
+shallowest fall either side of 0 (:func:`claims.rules.success_rate.fixed_n_verdict`). The base
+learner's fall is a check (its premise); if it does not fall, inconclusive. Both alphas' wrapper
+rows read the same trials: one joint row (:func:`claims.rules.accounting.one_per_trial_set`),
+holding if both do.
 """
 
 from __future__ import annotations
@@ -36,14 +38,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
-from claims import plotting
-from claims.accounting import as_check
+from claims.reporting import plotting
+from claims.rules.accounting import as_check
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, row_settings, trial_set
-from claims.predictions import rate_verdict, theory_with_alternative
-from claims.outcomes import LEVEL, inconclusive
-from claims.verdicts import check_verdict, counted, fmt_slope, mark_same_measurement
+from claims.rules.predictions import rate_verdict, theory_with_alternative
+from claims.rules.success_rate import FIXED_NAMES, design_fall, fixed_n_verdict, success_slope
+from claims.rules.verdicts import check_verdict, counted, fmt_slope, mark_same_measurement
 from ppm import bounds
 from analysis.sample_complexity import (crossing_signature, empirical_sample_complexity,
                                         loglog_slope, success_curve)
@@ -137,65 +138,6 @@ STYLE = {WRAPPER: dict(color="C4", marker="o", label="LabelBoost wrapper (Alg. 3
 # The wrapper's claim is flat in b; the alternative it argues against is the base learner's
 # own cost, linear in b (the EM over 2^(b+1) thresholds): its slope against log b.
 NAMES = ("the wrapper flat", "the base learner's ln 2^(b+1)")
-# The fixed-n rows: the wrapper's success rate flat in b, against the base learner's fall.
-FIXED_NAMES = ("the wrapper flat", "a cost crossing n inside the b range (the base learner's)")
-
-
-def success_slope(trials, alpha: float) -> dict:
-    """Least-squares slope of the success rate (``excess_error <= alpha``) against ``log2 b``
-    over the ``b`` of ``trials`` (per doubling of ``b``), with its normal interval at
-    :data:`LEVEL`. The slope is ``sum_j w_j p_j`` with ``w_j = (x_j - mean x) / S_xx``, so its
-    variance is ``sum_j w_j^2 p_j (1 - p_j) / N_j``, read at the Agresti-Coull ``(k_j + 2) /
-    (N_j + 4)`` (an interval of non-zero width when every rate is 0 or 1). Returns ``slope,
-    lo, hi, n_points`` and ``curve`` (:func:`success_curve` per ``b``: Clopper-Pearson
-    intervals)."""
-    curve = success_curve(trials, alpha, n_col=B, error_col=ERROR_COL)
-    x = np.log2(curve["n"].to_numpy(dtype=float))
-    p, k = curve["frac"].to_numpy(dtype=float), curve["successes"].to_numpy(dtype=float)
-    n = curve["trials"].to_numpy(dtype=float)
-    sxx = float(((x - x.mean()) ** 2).sum())
-    if x.size < 2 or sxx == 0:
-        return dict(slope=math.nan, lo=math.nan, hi=math.nan, n_points=int(x.size), curve=curve)
-    w = (x - x.mean()) / sxx
-    slope = float((w * p).sum())
-    pt = (k + 2) / (n + 4)
-    se = math.sqrt(float((w ** 2 * pt * (1 - pt) / (n + 4)).sum()))
-    z = float(stats.norm.ppf(0.5 + LEVEL / 2))
-    return dict(slope=slope, lo=slope - z * se, hi=slope + z * se, n_points=int(x.size),
-                curve=curve)
-
-
-def design_fall(bs) -> tuple[float, float]:
-    """The alternative's range, from the design alone: a learner whose labelled need grows with
-    ``b`` and crosses ``n`` inside the ``b`` range (the base learner: ``b ln 2`` samples per
-    unit of its cost) drops from success (rate 1) to failure (rate 0) between two grid points;
-    the least-squares slope against ``log2 b`` of every such unit step on the grid ``bs``,
-    ``(steepest, shallowest)`` (-0.4 and -0.3 per doubling on 4 doublings)."""
-    x = np.log2(np.asarray(bs, dtype=float))
-    if x.size < 2:
-        return (math.nan, math.nan)
-    sxx = float(((x - x.mean()) ** 2).sum())
-    slopes = [float(((x - x.mean()) * (np.arange(x.size) < j)).sum() / sxx)
-              for j in range(1, x.size)]
-    return (min(slopes), max(slopes))
-
-
-def fixed_n_verdict(wrap: dict, base: dict, fall=None) -> str:
-    """The wrapper's success-rate slope (:func:`success_slope`) weighed against 0 and against
-    the fall the design predicts for a learner whose cost crosses ``n`` inside the ``b`` range
-    (:func:`design_fall`, ``(steep, shallow)``; no measured value enters the bands): the bands
-    are half the shallowest fall either side (:func:`claims.predictions.rate_verdict` with
-    ``tol = |shallow| / 2``). Inconclusive when the base learner's interval does not lie
-    below 0 (the foil does not fall at this n: the design's premise fails)."""
-    if not (np.isfinite(base["hi"]) and base["hi"] < 0):
-        return inconclusive(f"the base learner's success rate does not fall at this n "
-                            f"(slope {fmt_slope(base, 3)}): nothing to separate the wrapper "
-                            f"from")
-    if fall is None:
-        fall = design_fall(base["curve"]["n"].to_numpy())
-    return rate_verdict(wrap, (0.0, 0.0), fall, FIXED_NAMES, tol=abs(fall[1]) / 2)
-
-
 def _rates(curve) -> str:
     return ", ".join(f"b={int(r.n)}: {r.frac:.3f} ({int(r.successes)}/{int(r.trials)})"
                      for r in curve.itertuples())

@@ -10,7 +10,7 @@ Theorem 5.6: a transcript-private learner needs ``Omega(1/(alpha eps))`` queries
 the active learner is the pool, ``~1/eps`` unlabelled examples (a formula, reported).
 
 Both epsilon rows are checks of a construction, not evidence (:func:`by_construction`,
-:func:`claims.accounting.as_check`: passed when the slope interval lies in the construction's
+:func:`claims.rules.accounting.as_check`: passed when the slope interval lies in the construction's
 ``prediction +- SLOPE_TOL``, a loud "check: FAILED" otherwise, the rule's own reading beside
 it). The active row's flatness is built in: epsilon only changes the pool size, the inner
 learner always sees ``n_A`` points at epsilon 1. The GenericLearner row is the foil, whose
@@ -62,12 +62,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from claims import plotting
+from claims.reporting import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value, trial_set
-from claims.predictions import rate_verdict, theory_with_alternative
-from claims.accounting import as_check, audit_verdict
-from claims.outcomes import SLOPE_TOL
-from claims.verdicts import FAILS, HOLDS, check_verdict, fmt_slope
+from claims.rules.predictions import rate_verdict, theory_with_alternative
+from claims.rules.accounting import as_check, audit_verdict
+from claims.rules.outcomes import SLOPE_TOL
+from claims.rules.verdicts import FAILS, HOLDS, check_verdict, fmt_slope
 from analysis.sample_complexity import empirical_sample_complexity
 from analysis.slopes import sample_complexity_slope_paired
 from ppm.diagnostics import active_audit

@@ -22,11 +22,11 @@ interval target (:class:`ppm.semi_supervised.big_interval.NoisyBigGridInterval`,
 labelled ``n`` fixed at ``min_labelled`` (the same at every ``b``), ``b`` in {1024, .., 8192}
 (x8); the wrapper and, on the same draws, its base learner alone (the foil). Statistic: the
 slope of the success rate (excess error <= alpha) against ``log2 b``
-(:func:`claims.c14_label_boost.success_slope`, :data:`STAT_FIXED`); prediction 0; alternative
+(:func:`claims.rules.success_rate.success_slope`, :data:`STAT_FIXED`); prediction 0; alternative
 any unit step from success to failure inside the ``b`` range (the design alone,
-:func:`claims.c14_label_boost.design_fall`); inconclusive if the base learner's rate does not
-fall (:func:`claims.c14_label_boost.fixed_n_verdict`). Both alphas read the same trials: one
-joint row (:func:`claims.accounting.one_per_trial_set`).
+:func:`claims.rules.success_rate.design_fall`); inconclusive if the base learner's rate does not
+fall (:func:`claims.rules.success_rate.fixed_n_verdict`). Both alphas read the same trials: one
+joint row (:func:`claims.rules.accounting.one_per_trial_set`).
 
 ``c17_base_alone`` (check): the base learner alone on the same population, ``b`` in {64, ..,
 4096}: its ``n_hat`` grows like ``ln|C|`` by construction (an exponential mechanism over
@@ -43,12 +43,12 @@ from analysis.aggregate import ERROR_COL
 from analysis.sample_complexity import (crossing_signature, empirical_sample_complexity,
                                         loglog_slope, success_curve)
 from analysis.slopes import sample_complexity_slope_against
-from claims import plotting
-from claims.accounting import as_check
+from claims.reporting import plotting
+from claims.rules.accounting import as_check
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, row_settings, trial_set
-from claims.predictions import rate_verdict, theory_with_alternative
-from claims.c14_label_boost import FIXED_NAMES, design_fall, fixed_n_verdict, success_slope
-from claims.verdicts import check_verdict, fmt_slope, mark_same_measurement
+from claims.rules.predictions import rate_verdict, theory_with_alternative
+from claims.rules.success_rate import FIXED_NAMES, design_fall, fixed_n_verdict, success_slope
+from claims.rules.verdicts import check_verdict, fmt_slope, mark_same_measurement
 from ppm import bounds
 from experiments.columns import B, ETA
 from ppm.semi_supervised.label_boost import min_labelled

@@ -2,7 +2,7 @@
 
 Per d (``c1_realizable_d1``, ``c1_realizable_d2``): the bootstrap interval of the slope of
 ``log n_hat`` against ``log(1/alpha)`` is compared, as an upper bound
-(:func:`claims.verdicts.upper_bound_verdict`), with the range spanned by the theory's three
+(:func:`claims.rules.verdicts.upper_bound_verdict`), with the range spanned by the theory's three
 readings over the measured alphas (as C2 and C3 do): the rate ``1/alpha`` (slope 1), the O-shape
 with its ``log(1/alpha)`` factor (1.18 at d = 1, 1.28 at d = 2) and Theorem 4.9's explicit bound
 (about 1.1). The figure shows PPM and non-private ERM
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from claims import plotting
+from claims.reporting import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value, trial_set
-from claims.predictions import rate_verdict, theory_with_alternative
-from claims.verdicts import explicit_bound_note
+from claims.rules.predictions import rate_verdict, theory_with_alternative
+from claims.rules.verdicts import explicit_bound_note
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope

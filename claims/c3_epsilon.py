@@ -9,7 +9,7 @@
   1/eps_max)``, over the epsilons <= 1 (the regime where privacy dominates), the floor read at
   the sweep's largest epsilon. Under the model it is -1 whatever ``B``. Band: the rate -1 +-
   ``SLOPE_TOL``; alternative: no epsilon dependence (slope 0)
-  (:func:`claims.predictions.rate_verdict`, slower = steeper = "below"). A replicate in which
+  (:func:`claims.rules.predictions.rate_verdict`, slower = steeper = "below"). A replicate in which
   some ``n_hat(eps) <= n_hat(eps_max)`` has no logarithm: its statistic is 0, the
   alternative's value (what an epsilon-free ``n_hat`` gives), and the fraction of such
   replicates is reported. The O-shape (about -1.1 to -1.3) and Theorem 4.9's explicit bound
@@ -26,7 +26,7 @@ docs/claims/c3_epsilon.md states the rule.
 
 Provenance: every alpha of one experiment is read off the same trials (``trials`` = the
 experiment), so the per-alpha floor-subtracted rows (``floor_slope``) of one d are counted
-once, as one joint row (:func:`claims.accounting.one_per_trial_set`), the per-alpha rows being
+once, as one joint row (:func:`claims.rules.accounting.one_per_trial_set`), the per-alpha rows being
 its breakdowns; the plain slopes are ``loglog_slope_epsilon``.
 """
 
@@ -38,12 +38,12 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from claims import plotting
+from claims.reporting import plotting
 from claims.base import (Claim, VerdictRow, alphas_of, beta_of, row_settings, setting_value,
                          trial_set)
-from claims.outcomes import inconclusive
-from claims.predictions import rate_verdict, theory_with_alternative
-from claims.verdicts import explicit_bound_note, fmt_slope
+from claims.rules.outcomes import inconclusive
+from claims.rules.predictions import rate_verdict, theory_with_alternative
+from claims.rules.verdicts import explicit_bound_note, fmt_slope
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.floor_slope import NON_POSITIVE_VALUE, floor_subtracted_slope_paired
@@ -63,7 +63,7 @@ NAMES = ("1/epsilon", "no epsilon dependence")
 PLAIN_NOTE = "breakdown (the plain slope: biased toward 0 by the floor, not counted)"
 # What each row computes (VerdictRow.statistic); every alpha of one experiment is read off the
 # same trials, so its per-alpha counted rows are counted once, jointly
-# (claims.accounting.one_per_trial_set).
+# (claims.rules.accounting.one_per_trial_set).
 FLOOR_STAT = "floor_slope"
 PLAIN_STAT = "loglog_slope_epsilon"
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "experiment"

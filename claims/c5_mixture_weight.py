@@ -29,7 +29,7 @@ side it bounds. The fitted slope stays in the slope columns (for the figure) and
 smallest of several noisy estimates is biased upward).
 
 All alphas of one experiment are read off the same trials: their rows are counted once, as one
-joint row per experiment (:func:`claims.accounting.one_per_trial_set`).
+joint row per experiment (:func:`claims.rules.accounting.one_per_trial_set`).
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ import math
 
 import numpy as np
 
-from claims import plotting
+from claims.reporting import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, trial_set
-from claims.outcomes import FAILS, HOLDS, fit_defect, inconclusive, interval_defect
-from claims.verdicts import fmt_slope
+from claims.rules.outcomes import FAILS, HOLDS, fit_defect, inconclusive, interval_defect
+from claims.rules.verdicts import fmt_slope
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope_against
@@ -81,7 +81,7 @@ def equivalence_verdict(fit: dict, w_min: float, w_max: float,
     """The equivalence rule (module docstring): the log ratio's 95% interval (:func:`log_ratio`
     of the slope fit ``fit``) within ``[-ln factor, ln factor]``: holds; entirely outside:
     does not hold; otherwise inconclusive. An interval that cannot be weighed
-    (:func:`claims.outcomes.interval_defect`, a lack of fit) is inconclusive; censored cells
+    (:func:`claims.rules.outcomes.interval_defect`, a lack of fit) is inconclusive; censored cells
     (``fit["direction"]``) make it a bound that can only show "does not hold"."""
     n_points = fit.get("n_uncensored", fit.get("n_points"))
     defect = fit_defect(fit) or interval_defect(fit["lo"], fit["hi"], fit["slope"], n_points)

@@ -7,7 +7,7 @@ example (one point per cell of the public arrangement, both labels). The largest
 must not exceed epsilon, and all scorer methods must give the same distribution.
 
 An exact audit of a proven lemma can fail only through a bug: its verdict is "exact audit:
-passes (N instances)" or "exact audit: FAILS (...)" (:func:`claims.accounting.audit_verdict`),
+passes (N instances)" or "exact audit: FAILS (...)" (:func:`claims.rules.accounting.audit_verdict`),
 shown in the audit section of the verdict table, never counted as statistical evidence.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from claims.accounting import audit_verdict
+from claims.rules.accounting import audit_verdict
 from claims.base import Claim, VerdictRow, trial_set
 
 STATEMENT = "epsilon-DP w.r.t. the private examples only (Lemma 4.1)"

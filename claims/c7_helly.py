@@ -4,7 +4,7 @@ Reads the exact audit ``<results>/c7_helly/helly.csv`` written by ``scripts/exac
 small samples, the minimum empirical error over G against the exact ERM halfspace. Lemma 4.5
 says ``min_G <= ERM`` always; as a control that the check can fail, G restricted to single
 halfspaces (j <= 1) is counted where it is worse than ERM. An exact audit: "exact audit: passes
-(N instances)" or "exact audit: FAILS (...)" (:func:`claims.accounting.audit_verdict`), never
+(N instances)" or "exact audit: FAILS (...)" (:func:`claims.rules.accounting.audit_verdict`), never
 counted as statistical evidence.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from claims.accounting import audit_verdict
+from claims.rules.accounting import audit_verdict
 from claims.base import Claim, VerdictRow, trial_set
 
 STATEMENT = "G holds a rule at least as good as ERM (Lemma 4.5, Helly)"

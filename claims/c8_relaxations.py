@@ -19,7 +19,7 @@ least-squares line of ``ln n_hat`` on the level.
 
 **Reference rows** (one n, not counted): ``c8_eta`` and ``c8_label_mix`` at their largest n,
 PPM's mean error at each level minus its mean error at level 0 (trial-matched, 95% intervals,
-never narrower than ``1 / n_test``: :func:`claims.verdicts.mean_ci`), read with the rule "the
+never narrower than ``1 / n_test``: :func:`claims.rules.verdicts.mean_ci`), read with the rule "the
 interval's upper end at most ``TOL``" (:func:`_row`). One n cannot say how many examples a
 relaxation costs, so these rows are shown as references.
 
@@ -36,10 +36,10 @@ import numpy as np
 
 from analysis.aggregate import ERROR_COL
 from analysis.slopes import sample_complexity_slope_against
-from claims import plotting
+from claims.reporting import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, trial_set
-from claims.outcomes import FAILS, HOLDS, fit_defect, inconclusive, interval_defect
-from claims.verdicts import error_resolution, mean_ci
+from claims.rules.outcomes import FAILS, HOLDS, fit_defect, inconclusive, interval_defect
+from claims.rules.verdicts import error_resolution, mean_ci
 from experiments.columns import D, EPSILON, ERM, ETA, PPM, PUBLIC_POS_RATE, W_PUB
 
 STATEMENT = "the construction survives the two relaxations"
@@ -127,7 +127,7 @@ def ratio_fit(ppm, x_col: str, alpha: float, beta: float, n_boot: int, line: boo
 def growth_verdict(fit: dict, level_text: str, factor: float = FACTOR) -> str:
     """The upper reading of the log ratio (module docstring): its 95% interval's upper end at
     most ``ln factor``: holds; its lower end above ``ln factor``: does not hold; otherwise
-    inconclusive. An interval that cannot be weighed (:func:`claims.outcomes.interval_defect`,
+    inconclusive. An interval that cannot be weighed (:func:`claims.rules.outcomes.interval_defect`,
     a lack of fit) is inconclusive; censored cells (``fit["direction"]``) make the ratio a
     bound, which can show only the side it bounds. An upper end within a tenth of the
     half-width of the margin is named a near miss."""

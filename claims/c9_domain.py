@@ -8,7 +8,7 @@ d = 2 (from C12's ``c12_grid_halfplanes``, halfplanes on ``{0..T}^2``): the same
 the published fully private learner, KMMS19's Set Cover Learner with exact Select Halfplane
 (``(eps, delta)``-DP for all examples; PPM is pure eps-DP for the private examples only).
 
-Rules (:func:`claims.predictions.rate_verdict`; censored cells enter as bounds). Per alpha two
+Rules (:func:`claims.rules.predictions.rate_verdict`; censored cells enter as bounds). Per alpha two
 counted rows, each naming its alternative:
 
 * PPM flat: prediction 0, alternative the fully private learner's ``ln T`` slope over the
@@ -31,7 +31,7 @@ that would decide it (:data:`DECIDING_DESIGN`).
 Provenance: ``statistic`` ``loglog_slope_T`` (PPM flat) and ``paired_slope_difference_T`` (the
 contrast); ``trials`` ``c9_domain`` at d = 1 and C12's ``c12_grid_halfplanes`` at d = 2. Every
 alpha is read off the same trials, so the d = 1 contrasts of all alphas are counted once, as one
-joint row (:func:`claims.accounting.one_per_trial_set`: it holds only when every alpha's
+joint row (:func:`claims.rules.accounting.one_per_trial_set`: it holds only when every alpha's
 contrast holds).
 """
 
@@ -41,22 +41,24 @@ import math
 
 import numpy as np
 
-from claims import c12_grid_halfplanes as c12
-from claims.accounting import breakdown
-from claims import plotting
+from analysis.set_cover_privacy import privacy_note
+from claims.rules.accounting import breakdown
+from claims.reporting import grid_halfplanes, plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, trial_set
-from claims.predictions import fmt_band, prediction_bands, rate_verdict, theory_with_alternative
-from claims.verdicts import counted, fmt_slope
+from claims.rules.predictions import (fmt_band, prediction_bands, rate_verdict,
+                                      theory_with_alternative)
+from claims.rules.verdicts import counted, fmt_slope
 from ppm import bounds
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import sample_complexity_slope_against, slope_difference_paired
 from analysis.aggregate import ERROR_COL
-from experiments.columns import EPSILON, ERM, FULLY_PRIVATE, PPM, T
+from experiments.columns import EPSILON, ERM, FULLY_PRIVATE, PPM, SET_COVER, T
 
 STATEMENT = "fully private learning pays for the domain; PPM does not"
 LEARNERS = ((PPM, "-"), (FULLY_PRIVATE, "--"), (ERM, "-."))
 CLAIM_HEADLINE_ALPHA = 0.1
 EXPERIMENT = "c9_domain"
+D2_EXPERIMENT = "c12_grid_halfplanes"  # C12's trials, read here at d = 2 (C12 counts them)
 # What each row computes (VerdictRow.statistic): PPM's slope of log n_hat against log T, and the
 # paired difference of PPM's and the fully private learner's slopes on the same samples. Every
 # alpha is read off the same trials (those of EXPERIMENT at d = 1, C12's at d = 2).
@@ -143,7 +145,7 @@ def analyse(results) -> list[VerdictRow]:
 
 
 def one_fact(rows: list[VerdictRow]) -> list[VerdictRow]:
-    """One fact, one row (:mod:`claims.accounting`): per alpha the paired contrast counts (it
+    """One fact, one row (:mod:`claims.rules.accounting`): per alpha the paired contrast counts (it
     reads both learners on the same samples: the claim's "pays / does not pay"); the PPM-flat
     row reads the same trials and is a breakdown. An inconclusive contrast names the design
     that would decide it (:data:`DECIDING_DESIGN`)."""
@@ -169,30 +171,30 @@ DECIDING_DESIGN = (
 
 def _d2_rows(results) -> list[VerdictRow]:
     """d = 2: PPM vs the published fully private learner (KMMS19) on C12's samples."""
-    data = results.load(c12.EXPERIMENT)
+    data = results.load(D2_EXPERIMENT)
     if data is None:
         return []
     trials, nhat = data
     beta = beta_of(nhat)
     Ts = np.sort(trials[T].unique()).astype(float)
-    priv = c12.privacy_note(trials)
+    priv = privacy_note(trials)
     rows = []
     for alpha in alphas_of(nhat):
         sc, pp = (sample_complexity_slope_against(trials[trials.learner == lrn], T, alpha, beta,
                                                   error_col=ERROR_COL, n_boot=results.n_boot)
-                  for lrn in (c12.MAIN, PPM))
+                  for lrn in (SET_COVER, PPM))
         th = _ln_t_range(Ts, beta)
         setting = (f"d=2 grid {{0..T}}^2, T={int(Ts.min())}..{int(Ts.max())}, halfplane "
                    f"target, PPM epsilon={priv['ppm_epsilon']:g} vs Set Cover Learner "
                    f"({priv['text']}), alpha={alpha:g}")
         rows += _rows("C9", trials, pp, sc, th, alpha, beta, results.n_boot, setting,
-                      "Set Cover Learner", PPM, c12.MAIN,
+                      "Set Cover Learner", PPM, SET_COVER,
                       dict(d=2, epsilon=priv["ppm_epsilon"], alpha=float(alpha),
                            extra=f"d=2 vs Set Cover Learner; T {int(Ts.min())}..{int(Ts.max())}"),
-                      trial_set(c12.EXPERIMENT))
+                      trial_set(D2_EXPERIMENT))
     for r in rows:  # one fact, one row: C12 counts these trials
         if counted(r.verdict):
-            r.verdict = breakdown(f"the {c12.EXPERIMENT} trials, which C12 counts", r.verdict)
+            r.verdict = breakdown(f"the {D2_EXPERIMENT} trials, which C12 counts", r.verdict)
     return rows
 
 
@@ -201,7 +203,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
     beta = beta_of(nhat)
     Ts = np.sort(trials[T].unique()).astype(float)
     eps = first(trials[trials.learner == PPM], EPSILON)
-    d2 = results.load(c12.EXPERIMENT) is not None
+    d2 = results.load(D2_EXPERIMENT) is not None
     fig, axes = plotting.panels(2 if d2 else 1, 7.4, 6.8)
     ax = axes[0]
     for i, alpha in enumerate(alphas_of(nhat)):
@@ -231,7 +233,7 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
                                                             for r in rows[:1]), fontsize=8)
     plotting.legend_below(ax)
     if d2:
-        text = c12.draw_panel(axes[1], results)
+        text = grid_halfplanes.draw_panel(axes[1], results)
         r2 = ([r for r in rows if r.d == 2 and r.alpha == CLAIM_HEADLINE_ALPHA]
               or [r for r in rows if r.d == 2])[:1]
         axes[1].set_title(f"d = 2 vs the published fully private learner (KMMS19)\n"

@@ -2,7 +2,7 @@
 
 Reads ``<results>/privacy_audits/audit.csv`` (written by ``scripts/privacy_audits.py``; method
 in docs/privacy_audits.md) and gives one "privacy audit" row per private learner of
-:data:`LEARNERS`, of kind
+:data:`LEARNERS` (derived from what each learner declares beside its class, ppm.audit_spec), of kind
 
 * **exact**: the output law enumerated on tiny inputs and every neighbour compared
   (BMN20's ``PPMHalfspaceLearner``: claim C6's audit; BNS15's private active learner: claim
@@ -15,7 +15,7 @@ in docs/privacy_audits.md) and gives one "privacy audit" row per private learner
   learner missing from the file altogether is a failed audit (every private learner must at
   least be accounted for).
 
-Rule (:func:`claims.accounting.audit_verdict`, rows marked ``extra = "privacy audit"`` so that
+Rule (:func:`claims.rules.accounting.audit_verdict`, rows marked ``extra = "privacy audit"`` so that
 the verdict table lists them with the audits, never as evidence): "exact audit: passes (N
 neighbouring pairs)" / "statistical audit: passes (N runs)" iff the audit passes (``epsilon_lb
 <= epsilon``) AND its positive control fails (the same learner with its noise mis-scaled,
@@ -42,29 +42,15 @@ import re
 
 import pandas as pd
 
-from claims.accounting import PRIVACY_AUDIT, audit_verdict
-from experiments import columns
+from claims.rules.accounting import PRIVACY_AUDIT, audit_verdict
 from claims.base import Claim, VerdictRow, trial_set
+from ppm.audit_spec import declared
 
 AUDIT = "privacy_audits/audit.csv"
 STATEMENT = "every private learner is (epsilon, delta)-DP w.r.t. its own neighbour relation"
-# The private learners of ppm/ (one row each), by the names the audit script writes.
-LEARNERS = (
-    columns.PPM_CLASS,
-    "GridExponentialMechanism",
-    "SemiPrivateHalfspaceLearner",
-    "DPLogisticRegression",
-    "PublicAwareDPLogisticRegression",
-    columns.GAP_THRESHOLD,
-    columns.GENERIC,
-    columns.LABEL_BOOST,
-    columns.PRIVATE_ACTIVE,
-    "SetCoverLearner (literals)",
-    "SetCoverLearner (halfplanes)",
-    "DisjunctionLearner (literals)",
-    "GridRectangleMechanism",
-    "RectangleLabelBoostLearner",
-)
+# The private learners of ppm/ (one row each), by the names the audit script writes: every
+# declaration of the registry's private learners, in the order of its ``row`` (ppm.audit_spec).
+LEARNERS = tuple(name for name, _, a in sorted(declared(), key=lambda t: t[2].row))
 # provenance ids (VerdictRow.statistic) per kind of audit; a learner missing from the file
 STATISTIC = {"exact": "exact_privacy_loss", "statistical": "privacy_audit_epsilon_lb",
              "none": "not_audited"}

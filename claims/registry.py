@@ -12,9 +12,10 @@ Long experiments (``Claim.long``) are left out of the quick profile: ``--quick``
 ``_quick`` twins of the others only. ``make reproduce`` restores the committed trials of the long
 and the ``Claim.committed`` experiments (``--restored``) before it runs.
 
-Adding a claim: write ``claims/<name>.py`` exporting ``CLAIM`` (see ``claims/c5_mixture_weight.py``)
-and its experiment configs ``configs/experiment/<exp>.yaml`` + ``<exp>_quick.yaml``, then list
-the module below. ``scripts/reproduce.py`` (behind the Makefile), ``scripts/figures.py``,
+Adding a claim: write ``claims/<name>.py`` exporting ``CLAIM`` (see ``claims/c5_mixture_weight.py``;
+a claim with helper modules of its own is a package, e.g. ``claims/c4/``) and its experiment
+configs ``configs/experiment/<exp>.yaml`` + ``<exp>_quick.yaml``, then name the module in
+:data:`MODULES`. ``scripts/reproduce.py`` (behind the Makefile), ``scripts/figures.py``,
 ``scripts/summary.py`` and the notebook read this list.
 """
 
@@ -22,21 +23,19 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import sys
 from pathlib import Path
 
-from claims import (c1_realizable, c2_agnostic, c3_epsilon, c4_dimension, c5_mixture_weight,
-                    c6_privacy, c7_helly, c8_relaxations, c9_domain, c10_homogeneity,
-                    c11_set_cover, c12_grid_halfplanes, c13_generic, c14_label_boost,
-                    c15_active, c16_union_polygons, c17_rectangles, privacy_audits,
-                    real_breast_cancer)
 from claims.base import Claim
 
-CLAIMS: tuple[Claim, ...] = tuple(m.CLAIM for m in (
-    c1_realizable, c2_agnostic, c3_epsilon, c4_dimension, c5_mixture_weight, c6_privacy,
-    c7_helly, c8_relaxations, c9_domain, c10_homogeneity, c11_set_cover, c12_grid_halfplanes,
-    c13_generic, c14_label_boost, c15_active, c16_union_polygons, c17_rectangles,
-    real_breast_cancer, privacy_audits))
+# The claim modules under claims/, in the order of the verdict table; each exports ``CLAIM``. A
+# claim with parts of its own is a package, named here by its claim module (``c4.dimension``).
+MODULES = ("c1_realizable", "c2.agnostic", "c3_epsilon", "c4.dimension", "c5_mixture_weight",
+           "c6_privacy", "c7_helly", "c8_relaxations", "c9_domain", "c10_homogeneity",
+           "c11_set_cover", "c12_grid_halfplanes", "c13_generic", "c14_label_boost", "c15_active",
+           "c16.union_polygons", "c17_rectangles", "real_breast_cancer", "privacy_audits")
+CLAIMS: tuple[Claim, ...] = tuple(importlib.import_module(f"claims.{m}").CLAIM for m in MODULES)
 QUICK_SUFFIX = "_quick"
 
 

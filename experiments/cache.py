@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import os
 import re
@@ -209,8 +210,44 @@ def read_trials(cell_dir, trials):
     missing = [t for t in trials if t not in texts]
     if missing:
         raise KeyError(f"{Path(cell_dir) / STORE}: trials {missing[:5]} are not stored")
+    parts = [texts[t].partition("\n") for t in trials]
+    header = parts[0][0] if parts else None
+    if parts and all(h == header and b.endswith("\n") for h, _, b in parts):
+        # One header: one parse of every trial's rows. Each value is parsed by the same
+        # converter as on its own, and pandas' dtype of the whole column is the one the
+        # concatenation of per-trial frames reaches (int with float -> float, with text ->
+        # object), so the table, and the text written back, are the same (tested against the
+        # per-trial parse on the committed trials).
+        body = "".join(b for _, _, b in parts)
+        df = pd.read_csv(io.StringIO(header + "\n" + body))
+        if _same_as_per_trial(df, [b.count("\n") for _, _, b in parts]):
+            return columns.order_columns(df)
     frames = [columns.order_columns(pd.read_csv(io.StringIO(texts[t]))) for t in trials]
     return pd.concat(frames, ignore_index=True)
+
+
+def _same_as_per_trial(df, rows: list[int]) -> bool:
+    """Whether ``df``, the trials' rows parsed at once, is what parsing each trial on its own and
+    concatenating gives. Numbers and booleans are: pandas promotes the columns of the
+    concatenation as the single parse infers them. A text column is not when some trial's part
+    of it is empty or all numbers (on its own that trial parses as float or int, and the
+    concatenation turns the column into objects), nor can the rows be told apart when a record
+    spans lines or a blank record was skipped: then the caller parses trial by trial."""
+    import pandas as pd
+
+    if sum(rows) != len(df):
+        return False
+    text = [c for c in df.columns if pd.api.types.is_string_dtype(df[c].dtype)]
+    if not text:
+        return True
+    ends = list(itertools.accumulate(rows))
+    for c in text:
+        col = df[c]
+        for a, b in zip([0, *ends[:-1]], ends):
+            part = col.iloc[a:b]
+            if part.isna().all() or pd.to_numeric(part, errors="coerce").notna().all():
+                return False
+    return True
 
 
 def trial_times(cell_dir) -> dict[int, float]:

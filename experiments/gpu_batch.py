@@ -21,7 +21,9 @@ place, cells the Cartesian product in key order). :func:`load` checks the file a
 :func:`cells` composes and validates every cell (:func:`experiments.pipeline.validate_config`)
 with the runner's own settings (:func:`runner_overrides`); either raises :class:`BatchError`
 with one line naming the value, before any work. :func:`experiments.cost.estimate` prices the
-cells in run order; :func:`run_command` is the multirun that computes them.
+cells in run order; :func:`run_command` is the multirun that computes them. Running a batch (the
+multiruns, their aggregation, a price batch's table) is :mod:`analysis.gpu_batch_run`: it needs
+the analysis layer.
 
 The runner's settings (``results_root``, ``n_jobs``, ``learner.device``,
 ``learner.max_hypotheses``, ``hydra.*``) are execution-only: no cell key or seed depends on them
@@ -159,13 +161,6 @@ def _price_dims(data: dict, where: str) -> tuple[int, ...]:
         raise BatchError(f"{where}: price.dims must be a non-empty list of dimensions >= 1, "
                          f"got {dims!r}")
     return tuple(dims)
-
-
-def price_command(batch: Batch, out, device: str = "cuda") -> list[str]:
-    """The run of a price batch: C4's price table at its dimensions, into ``out``."""
-    return [sys.executable, "-m", "scripts.mechanism_price", "--dims",
-            *map(str, batch.price_dims), "--device", device,
-            "--out", str(Path(out) / PRICE_CSV_GPU)]
 
 
 #: where a price batch writes its rows under its results root (analysis.mechanism_price.CSV_GPU)

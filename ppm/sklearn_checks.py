@@ -5,17 +5,19 @@ declares: ``_check_params`` (parameters small enough for the checks' data; ``ran
 is added where the class takes one) or, for a class checked in several variants,
 ``_check_variants`` (label -> parameters), always through :func:`ppm.for_sklearn_checks`. The
 checks each variant fails by design, each with its reason (the learner's domain or a deliberate
-choice, not a broken API), are :data:`EXPECTED_FAILED_CHECKS` (keyed by :func:`check_key`),
-composed from the named sets below; docs/usage.md's table is generated from them
-(``claims.docs_blocks.learners_table``).
+choice, not a broken API), are declared on its class, ``_expected_failed_checks``, composed from
+the named sets below (keyed by variant label for a class with ``_check_variants``);
+:data:`EXPECTED_FAILED_CHECKS` (keyed by :func:`check_key`) is derived from those declarations
+through the registry, and docs/usage.md's table is generated from them
+(``claims.reporting.docs_blocks.learners_table``).
 """
 
 from __future__ import annotations
 
 from ppm._sklearn import for_sklearn_checks
 
-__all__ = ["EXPECTED_FAILED_CHECKS", "check_instances", "check_key", "expected_failed_checks",
-           "for_sklearn_checks"]
+__all__ = ["EXPECTED_FAILED_CHECKS",  # noqa: F822 - computed on first use (module __getattr__)
+           "check_instances", "check_key", "expected_failed_checks", "for_sklearn_checks"]
 
 
 def _fail(reason: str, *checks: str) -> dict[str, str]:
@@ -69,27 +71,37 @@ BIG_LINE = _fail("thresholds on {0..2^b - 1}: X must hold non-negative integers,
 GRID_BOXES = _fail("rectangles on {0..T-1}^d: X must hold integer points of the grid (2-D)",
                    *_GRID_X_CHECKS)
 
-EXPECTED_FAILED_CHECKS = {
-    "PPMHalfspaceLearner": FIT1D,
-    "ERMHalfspace": FIT1D,
-    "PublicOnly": FIT1D | EMPTY_SAMPLE | CONSTANT_RULE,
-    "LogisticRegressionBaseline": FIT1D | EMPTY_SAMPLE,
-    "DPLogisticRegression": FIT1D | EMPTY_SAMPLE | DP_ONE_LABEL,  # at its default epsilon 1
-    "PublicAwareDPLogisticRegression": FIT1D | EMPTY_SAMPLE | DP_ONE_LABEL,
-    "SemiPrivateHalfspaceLearner": FIT1D | EMPTY_SAMPLE | DP_ONE_LABEL,
-    "GridExponentialMechanism": FIT1D | LINE_NO_MULTICLASS | LINE_BELOW_BAR | ONE_D_INDEXED,
-    "GenericLearner": FIT1D | DP_ONE_LABEL | LINE_BELOW_BAR | ONE_D_INDEXED,
-    "PrivateActiveLearner": ONE_D_INDEXED | DP_ONE_LABEL | LINE_BELOW_BAR | SMALL_POOL,
-    "SetCoverLearner|literals": BINARY_CUBE,
-    "SetCoverLearner|halfplanes": GRID_PLANE,
-    "DisjunctionLearner|literals": BINARY_CUBE,
-    "GreedySetCover": BINARY_CUBE,
-    "GreedyTriangleCover": GRID_PLANE,
-    "LabelBoostLearner": BIG_LINE,
-    "GapThresholdMechanism": BIG_LINE,
-    "GridRectangleMechanism": GRID_BOXES,
-    "RectangleLabelBoostLearner": GRID_BOXES,
-}
+
+def _declared_failures(cls) -> dict:
+    """``{check_key: {check: reason}}`` of ``cls``'s own ``_expected_failed_checks`` (keyed by
+    variant label for a class with ``_check_variants``); refused when the class declares none."""
+    own = cls.__dict__.get("_expected_failed_checks")
+    if own is None:
+        raise AttributeError(f"{cls.__module__}.{cls.__name__}: declare _expected_failed_checks "
+                             f"(named sets of ppm.sklearn_checks; {{}} if it passes every check)")
+    variants = getattr(cls, "_check_variants", None)
+    if not variants:
+        return {cls.__name__: dict(own)}
+    if set(own) != set(variants):
+        raise ValueError(f"{cls.__name__}._expected_failed_checks: one entry per variant "
+                         f"{sorted(variants)}, got {sorted(own)}")
+    return {f"{cls.__name__}|{label}": dict(own[label]) for label in variants}
+
+
+def _expected_table() -> dict[str, dict[str, str]]:
+    """:data:`EXPECTED_FAILED_CHECKS`, derived from the registry: every learner and baseline's
+    declaration, in registration order."""
+    from ppm.registry import registered
+    return {key: fails for e in registered() if e.group in ("learner", "baseline")
+            for key, fails in _declared_failures(e.cls).items()}
+
+
+def __getattr__(name: str):
+    """``EXPECTED_FAILED_CHECKS`` (``{check_key: {check: reason}}``), computed on first use from
+    the classes' declarations (the learner modules import the named sets from here)."""
+    if name == "EXPECTED_FAILED_CHECKS":
+        return _expected_table()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def check_instances(cls) -> dict:
@@ -118,4 +130,7 @@ def check_key(estimator) -> str:
 
 def expected_failed_checks(estimator) -> dict[str, str]:
     """The checks ``estimator`` fails by design, each with its reason (``{}`` if none)."""
-    return EXPECTED_FAILED_CHECKS.get(check_key(estimator), {})
+    cls = type(estimator)
+    if cls.__qualname__.startswith("_checkable."):
+        cls = cls.__mro__[1]
+    return _declared_failures(cls).get(check_key(estimator), {})

@@ -60,7 +60,7 @@ from ppm.core.hypothesis_class import ReferenceScorer, class_size
 from ppm.core.learner import make_scorer
 from claims import c6_privacy, c7_helly
 from claims.base import ResultStore
-from claims.report import write_claim
+from claims.reporting.report import write_claim
 
 EPSILONS = c6_privacy.EPSILONS
 METHODS = c6_privacy.METHODS

@@ -4,7 +4,8 @@
                               [--keep-going] [--force] [--overview]
 
 ``--only`` takes claim ids (any case) or names and redraws only those claims (``make figures
-CLAIMS="C3 C9"`` passes it); the others' files are left as they are.
+CLAIMS="C3 C9"`` passes it); the others' files are left as they are. The work is
+:func:`claims.reporting.figures.draw`'s; this parses the arguments.
 
 For each claim (``claims.registry.CLAIMS``): ``analyse`` the aggregated CSVs of its experiments,
 write ``<results>/<claim>/summary.{csv,md}`` and draw ``<results>/figures/<claim>.png``. Runs on
@@ -13,7 +14,7 @@ whatever the results root holds: a claim whose experiments are not there is repo
 what is there is reported in one line too, and the others are still drawn; the exit status is
 then 1, or 0 with ``--keep-going`` (``make reproduce`` passes it for a root made with ARGS or a
 chosen EXPERIMENTS list, where an override can leave a claim without the values it compares).
-The verdict rules are in ``claims/verdicts.py`` (and docs/results.md).
+The verdict rules are in ``claims/rules/verdicts.py`` (and docs/results.md).
 
 A claim whose stamp is fresh (``<results>/cache/stamps/figures/<claim>.json``,
 :mod:`experiments.stamps`: the tables it read, which of its experiments' tables exist, its code,
@@ -30,6 +31,7 @@ if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow i
                    'the CSVs are intact: rerun it (or make figures)')
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -37,96 +39,8 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only: nothing is displayed from the command line
 
-import contextlib  # noqa: E402
-import io  # noqa: E402
-import textwrap  # noqa: E402
-import os  # noqa: E402
-
-from joblib import Parallel, delayed  # noqa: E402
-
 from claims import registry  # noqa: E402
-from claims.base import ResultStore  # noqa: E402
-from claims.report import smoke_verdict, write_claims  # noqa: E402
-from claims.terminal import WIDTH, fit  # noqa: E402
-from experiments import stamps  # noqa: E402
-
-N_BOOT = 300
-
-
-def _claim_code(claim) -> list[str]:
-    """The source files a claim's summary and figure depend on: every module of this
-    repository loaded here except the other claims' modules, unless this claim's module
-    refers to them (directly or through a claim module it refers to)."""
-    import inspect
-
-    mods = {c.analyse.__module__ for c in registry.CLAIMS}
-    own, todo = set(), [claim.analyse.__module__]
-    while todo:
-        name = todo.pop()
-        if name in own:
-            continue
-        own.add(name)
-        for value in vars(sys.modules[name]).values():
-            ref = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
-            if ref in mods and ref not in own:
-                todo.append(ref)
-    others = {str(Path(sys.modules[m].__file__).resolve()) for m in mods - own
-              if m in sys.modules}
-    return [str(p) for p in stamps.code_files() if str(p) not in others]
-
-
-def _one_claim(claim_id: str, root: Path, n_boot: int):
-    """One claim's summary and figure (in a worker, or in this process):
-    ``(rows or None, error or None, printed, (inputs, outputs, code))``. Its lines are captured
-    and printed by the parent in claim order, never interleaved; the files it read and wrote
-    are recorded for its stamp (:mod:`experiments.stamps`)."""
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    out = io.StringIO()
-    claim = registry.get(claim_id)
-    with stamps.Recorder([root, stamps.REPO]) as rec, contextlib.redirect_stdout(out):
-        done, failed = write_claims([claim], ResultStore(root, n_boot=n_boot))
-    files = (sorted(map(str, rec.inputs)), sorted(map(str, rec.written)), _claim_code(claim))
-    return done.get(claim_id), failed.get(claim_id), out.getvalue(), files
-
-
-def claim_options(claim, root: Path, n_boot: int) -> dict:
-    """What a claim's stamp holds besides its files: the options, whether the root is a smoke
-    run, and which of the files it may read exist (a table that appears is a change)."""
-    maybe = [f"{e}/{f}" for e in claim.experiments for f in ("trials.csv", "n_hat.csv")]
-    return {"claim": claim.id, "n_boot": n_boot, "smoke": ResultStore(root).smoke,
-            "present": [p for p in [*maybe, *claim.needs] if (root / p).exists()],
-            "env": stamps.env_options()}
-
-
-def unchanged(claims, root: Path, n_boot: int) -> list:
-    """The claims whose stamp is fresh: their inputs, code and options as when they were last
-    drawn, and their summary and figures still there."""
-    return [c for c in claims if stamps.fresh(stamps.stamp_path(root, "figures", c.name), root,
-                                              claim_options(c, root, n_boot)) is not None]
-
-
-def write_all(claims, root: Path, n_boot: int, n_jobs: int) -> tuple[dict, dict]:
-    """:func:`claims.report.write_claims` for every claim, ``n_jobs`` claims at a time (each
-    claim writes only its own files); each claim analysed writes its stamp."""
-    for claim in claims:  # a claim redrawn now is stale until it is done
-        stamps.stamp_path(root, "figures", claim.name).unlink(missing_ok=True)
-    if n_jobs == 1 or len(claims) == 1:
-        results = [_one_claim(c.id, root, n_boot) for c in claims]
-    else:
-        jobs = Parallel(n_jobs=n_jobs, backend="loky")
-        results = jobs(delayed(_one_claim)(c.id, root, n_boot) for c in claims)
-    done, failed = {}, {}
-    for claim, (rows, error, printed, (inputs, outputs, code)) in zip(claims, results):
-        sys.stdout.write(printed)
-        if rows:
-            done[claim.id] = rows
-        if error:
-            failed[claim.id] = error
-        elif rows:
-            stamps.write(stamps.stamp_path(root, "figures", claim.name),
-                         stamps.make(root, claim_options(claim, root, n_boot), code, inputs,
-                                     outputs))
-    return done, failed
+from claims.reporting import figures  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -134,7 +48,7 @@ def main(argv=None) -> int:
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--only", nargs="*", default=None,
                         help="claim ids or names (default: every claim)")
-    parser.add_argument("--n-boot", type=int, default=N_BOOT,
+    parser.add_argument("--n-boot", type=int, default=figures.N_BOOT,
                         help="bootstrap replicates per slope interval (precision vs time)")
     parser.add_argument("--keep-going", action="store_true",
                         help="exit 0 even if a claim cannot be analysed from this root")
@@ -153,38 +67,8 @@ def main(argv=None) -> int:
         claims = [registry.get(k) for k in args.only] if args.only else registry.CLAIMS
     except KeyError as exc:
         parser.exit(2, f"error: --only: {exc.args[0]}\n")
-    store = ResultStore(args.results, n_boot=args.n_boot)
-    kept = [] if args.force else unchanged(claims, args.results, args.n_boot)
-    if kept:  # one line for all of them, however many (at most WIDTH columns)
-        which = (f"all {len(kept)} claims" if len(kept) == len(claims) else
-                 f"{len(kept)} of {len(claims)} claims ({' '.join(c.id for c in kept)})")
-        print(fit(f"== skipped, unchanged since drawn (tables, code, options): {which}",
-                  WIDTH))
-    claims = [c for c in claims if c not in kept]
-    done, failed = write_all(claims, args.results, args.n_boot, args.n_jobs)
-    for claim in claims:
-        if claim.id not in done:
-            continue
-        print(f"== {claim.id}: {claim.name}")
-        for row in done[claim.id]:
-            verdict = smoke_verdict(row.verdict) if store.smoke else row.verdict
-            # one terminal line per setting; <results>/<claim>/summary.md keeps every word
-            print(fit(f"  {row.setting}: {verdict}", WIDTH))
-    drawn = sorted({r.figure for rows in done.values() for r in rows if r.figure})
-    if drawn:
-        # at most WIDTH columns a line, however many figures and however long the root's path
-        print(textwrap.fill(f"figures ({len(drawn)}) in {args.results / 'figures'}/: "
-                            + ", ".join(drawn), width=WIDTH, subsequent_indent="  ",
-                            break_long_words=False, break_on_hyphens=False))
-    if args.overview:
-        from claims import overview
-        drawn_overview = overview.draw(args.results)
-        print(f"overview: {drawn_overview or 'no claim with an interval, not drawn'}")
-    if failed:
-        print(f"{len(failed)} claim(s) could not be analysed from {args.results}: "
-              f"{', '.join(failed)}", file=sys.stderr)
-        return 0 if args.keep_going else 1
-    return 0
+    return figures.draw(claims, args.results, args.n_boot, args.n_jobs, force=args.force,
+                        overview=args.overview, keep_going=args.keep_going)
 
 
 if __name__ == "__main__":

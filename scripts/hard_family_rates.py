@@ -2,7 +2,7 @@
 
     python -m scripts.hard_family_rates [results/c2_hard_family] [--n-boot 1000]
 
-The analysis lives in the claim (:func:`claims.c2_agnostic.family_tables`: each population's
+The analysis lives in the claim (:func:`claims.c2.agnostic.family_tables`: each population's
 ``n_hat`` at its own alpha, and the slope per learner, epsilon and alpha regime with its
 bootstrap interval); this script only writes it out as ``family_n_hat.csv`` and
 ``family_slopes.csv`` for inspection. The verdict rows come from ``scripts/figures.py``.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from claims.c2_agnostic import family_tables
+from claims.c2.agnostic import family_tables
 from ppm.files import write_csv_atomic
 from analysis.aggregate import unique_trials
 

@@ -6,7 +6,7 @@
 The command line of :func:`analysis.class_size.class_size_table` (d = 1..6, several ``n_pub``,
 the exact ``|G| = 1 + sum_{j<=d} C(|C_pub|, j)``; ConstrHalf where it visits at most
 ``--max-subsets`` subsets, the general-position count elsewhere): writes the table and prints
-the ``d^2`` fits. The C4 row and panel are the claim's: :mod:`claims.c4_mechanism`.
+the ``d^2`` fits. The C4 row and panel are the claim's: :mod:`claims.c4.mechanism`.
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ histogram of ``G``: the mean and ``(1 - beta)``-quantile of the excess mistakes 
 the design's CPU dimensions; its GPU dimensions run as a GPU batch (batches/gpu/c4_price_d4.yaml).
 ``--nested``: C4's counted table instead, on ``configs/c4_k_eff.yaml`` (one private sample per
 (d, sample), nested public sets: :func:`analysis.mechanism_price.nested_table`).
-``--predict-d4``: writes the blind d = 4 predictions (:func:`claims.c4_blind.write_predictions`)
+``--predict-d4``: writes the blind d = 4 predictions (:func:`claims.c4.blind.write_predictions`)
 from the committed d = 3 rows; refused once d = 4 rows exist.
-The C4 rows and panel are the claim's: :mod:`claims.c4_price`.
+The C4 rows and panel are the claim's: :mod:`claims.c4.price`.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.predict_d4:
         import pandas as pd
-        from claims import c4_blind
+        from claims.c4 import blind as c4_blind
         root = Path("results")
         try:
             pred = c4_blind.write_predictions(pd.read_csv(root / mp.CSV),

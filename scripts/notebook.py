@@ -21,63 +21,12 @@ if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow i
                    'rerun it (make notebook)')
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from analysis.notebooks import execute, to_html
+
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS_ENV = "PPM_RESULTS"
-
-
-def _local_kernel(sockets: Path) -> dict:
-    """Talk to the kernel over IPC (Unix sockets), where the platform has it: over TCP,
-    ipykernel 7 warns on every start that its local loopback traffic is unencrypted (known and
-    harmless for a kernel this process starts and stops on the same machine), and IPC
-    has nothing to warn about."""
-    if os.name != "posix":
-        return {}
-    from jupyter_client import KernelManager
-    return {"km": KernelManager(kernel_name="python3", transport="ipc",
-                                ip=str(sockets / "kernel"))}  # its socket files, removed after
-
-
-def execute(path: Path, results: Path, timeout: int = 600):
-    """The executed notebook of ``path`` (a jupytext script) on the results root ``results``."""
-    import jupytext
-    from nbclient import NotebookClient
-
-    nb = jupytext.read(path)
-    before = os.environ.get(RESULTS_ENV)
-    os.environ[RESULTS_ENV] = str(Path(results).resolve())  # the kernel inherits it
-    try:
-        with tempfile.TemporaryDirectory(prefix="ppm-kernel-") as sockets:
-            local = _local_kernel(Path(sockets))
-            try:
-                NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                               resources={"metadata": {"path": str(path.parent)}},
-                               **local).execute()
-            finally:
-                km = local.get("km")  # a kernel manager of ours: nbclient leaves it running
-                if km is not None and km.has_kernel:
-                    km.shutdown_kernel(now=False)
-    finally:
-        if before is None:
-            os.environ.pop(RESULTS_ENV, None)
-        else:
-            os.environ[RESULTS_ENV] = before
-    return nb
-
-
-def to_html(nb, out: Path) -> Path:
-    import nbformat
-    from nbconvert import HTMLExporter
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    body, _ = HTMLExporter().from_notebook_node(nb)
-    out.write_text(body, encoding="utf-8")
-    nbformat.write(nb, out.with_suffix(".ipynb"))
-    return out
 
 
 def main(argv=None) -> int:

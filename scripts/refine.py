@@ -31,8 +31,8 @@ from analysis.refine import (TRIAL_STEPS, cell_variance_needed, fitted_curve, pr
                              trials_needed)
 from claims import registry
 from claims.base import ResultStore
-from claims.accounting import joint_part_verdict
-from claims.verdicts import counted
+from claims.rules.accounting import joint_part_verdict
+from claims.rules.verdicts import counted
 from experiments.columns import D, EPSILON, PPM, W_PUB
 
 NEED = re.compile(r"half-width ([0-9.eE+-]+), needs < ([0-9.eE+-]+)")

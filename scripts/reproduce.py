@@ -225,7 +225,7 @@ class Plan:
         return [self.py("scripts.exact_audits", "--results", self.results, "--instances",
                         self.instances),
                 self.py("scripts.privacy_audits", "--results", self.results,
-                        "--jobs", str(self.o.n_jobs), *(["--scale", "0.1"] if self.quick else []))]
+                        "--jobs", str(self.o.n_jobs), *(["--scale", "0.05"] if self.quick else []))]
 
     def kept(self, cmd: list[str]) -> bool:
         """Is ``cmd``'s output a committed table that ``make reproduce`` keeps? In the default
@@ -281,8 +281,9 @@ class Plan:
 
 
 def fit_line(line: str) -> str:
-    """:func:`claims.terminal.fit_line`: a step's line in lines of at most 100 columns."""
-    from claims.terminal import fit_line as fit
+    """:func:`claims.reporting.terminal.fit_line`: a step's line in lines of at most 100
+    columns."""
+    from claims.reporting.terminal import fit_line as fit
     return fit(line)
 
 

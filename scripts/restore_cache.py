@@ -3,7 +3,8 @@
     python -m scripts.restore_cache --from results --cache results/cache c4_dimension_d3 ...
     python -m scripts.restore_cache --forget --cache results/cache   # drop what was restored
 
-See :mod:`experiments.cache` (what is restored, byte for byte, and what ``--forget`` deletes).
+See :mod:`experiments.cache` (what is restored, byte for byte, and what ``--forget`` deletes)
+and :mod:`experiments.restoring` (the restore of each experiment).
 One line per experiment whose trials were read; those whose ``trials.csv`` is unchanged since
 it was last restored into this cache are not read again, and share one line.
 """
@@ -16,9 +17,11 @@ if __name__ == "__main__":  # Ctrl-C: one line, exit 130, from before the slow i
                    'rerun it: restoring is idempotent')
 
 import argparse
+from functools import partial
 from pathlib import Path
 
-from experiments.cache import forget, restore, unchanged
+from experiments.cache import forget
+from experiments.restoring import restore_experiments
 
 
 def main(argv=None) -> None:
@@ -33,23 +36,8 @@ def main(argv=None) -> None:
     if args.forget:
         print(f"restore_cache: forgot {forget(args.cache)} restored trials under {args.cache}")
         return
-    same = same_trials = 0
-    for exp in args.experiments:
-        path = args.source / exp / "trials.csv"
-        if not path.exists():
-            print(f"restore_cache: {exp}: no committed {path}; its trials will be computed")
-            continue
-        known = unchanged(path, args.cache)
-        if known is not None:  # restored here before, file unchanged: nothing to read
-            same += 1
-            same_trials += known
-            continue
-        written, kept = restore(path, args.cache)
-        print(f"restore_cache: {exp}: restored {written} trials from {path} "
-              f"({kept} already in {args.cache})", flush=True)
-    if same:
-        print(f"restore_cache: {same} experiment(s) unchanged since restored ({same_trials} "
-              f"trials already in {args.cache})", flush=True)
+    restore_experiments(args.experiments, args.source, args.cache,
+                        say=partial(print, flush=True))
 
 
 if __name__ == "__main__":

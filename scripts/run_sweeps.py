@@ -31,6 +31,9 @@
    cells' stored trials, and its two tables. A sweep whose stamp is fresh is neither composed
    nor aggregated again (one line for all of them): a second ``make reproduce`` with nothing
    changed spends no time here.
+
+The sweeps' launch, relay and stop are :mod:`experiments.sweep_runner`, their stamps
+:mod:`experiments.sweep_stamps`, the claims of a sweep :func:`claims.selection.claims_of`.
 """
 
 from __future__ import annotations
@@ -50,209 +53,21 @@ if __name__ == "__main__" and signal.getsignal(signal.SIGINT) is not signal.SIG_
     signal.signal(signal.SIGINT, _interrupted_while_starting)
 
 import argparse  # noqa: E402
-import collections  # noqa: E402
-import re  # noqa: E402
 import shlex  # noqa: E402
-import shutil  # noqa: E402
 import subprocess  # noqa: E402
-import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from experiments import lifecycle  # noqa: E402
-from claims.terminal import fit_line  # noqa: E402
-
-# Hydra's log (the per-job listing: ~10 lines per sweep) and each sweep's closing hint (this
-# script aggregates): relayed only with --verbose.
-HYDRA_LOG = re.compile(r"^\[[0-9-]+ [0-9:,]+\]\[HYDRA\] |^\[\w+\] sweep finished: ")
-
-
-class Sweep:
-    def __init__(self, name: str, cmd: list[str], env: dict, relay):
-        self.name = name
-        self.tail: collections.deque[str] = collections.deque(maxlen=30)
-        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, bufsize=1)
-        self.threads = [threading.Thread(target=relay, args=(self, stream, out), daemon=True)
-                        for stream, out in ((self.proc.stdout, sys.stdout),
-                                            (self.proc.stderr, sys.stderr))]
-        for t in self.threads:
-            t.start()
-
-    def error_line(self) -> str:
-        lines = [ln.strip() for ln in self.tail if ln.strip()]
-        errors = [ln for ln in lines if ln.startswith("error:")]
-        if errors:
-            return errors[-1][len("error:"):].strip()
-        return lines[-1] if lines else "no output"
-
-
-class Runner:
-    def __init__(self, args):
-        self.args = args
-        self.interrupted = threading.Event()
-        self.lock = threading.Lock()
-
-    def relay(self, sweep: Sweep, stream, out) -> None:
-        for line in stream:
-            sweep.tail.append(line)
-            if self.interrupted.is_set() or line.startswith("interrupted"):
-                continue  # after Ctrl-C: the one line of this process says what was kept
-            if not self.args.verbose and HYDRA_LOG.match(line):
-                continue
-            if line.startswith("error:"):
-                continue  # the run's last line repeats it, naming the sweep
-            with self.lock:  # at most 100 columns (a cell line's overrides cut)
-                out.write(fit_line(line) + "\n")
-                out.flush()
-
-    def command(self, name: str, extra: list[str]) -> list[str]:
-        a = self.args
-        return [sys.executable, "-m", "experiments.run", "--multirun",
-                f"experiment={name}{a.suffix}", f"results_root={a.results}",
-                f"hydra.sweep.dir={Path(a.outputs) / name}", *shlex.split(a.launch), *extra]
-
-
-def _clock(seconds: float) -> str:
-    seconds = int(round(seconds))
-    h, rest = divmod(seconds, 3600)
-    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
-
-
-def progress_line(index: int, total: int, name: str, finished: int, elapsed: float) -> str:
-    """The run's progress as a sweep starts: ``== sweep 12 of 42: <name>``, the time so far
-    and, once a sweep has finished, the rest at the pace so far (sweeps differ a lot in length:
-    each one's own cell lines carry its own ETA)."""
-    line = f"== sweep {index} of {total}: {name}"
-    if finished:
-        left = (total - finished) * elapsed / finished
-        line += (f" (run: {finished} done in {_clock(elapsed)}; about {_clock(left)} left at "
-                 f"that pace)")
-    return line
+from experiments.sweep_runner import Runner, reused_trials, run_queue  # noqa: E402
+from experiments.sweep_stamps import stamp_sweeps, sweep_fresh, sweep_options  # noqa: E402
+from claims.selection import claims_of  # noqa: E402
+from claims.reporting.terminal import fit_line  # noqa: E402
 
 
 def _say(line: str, err: bool = False) -> None:
     """One message; on stdout in lines of at most 100 columns (an ``error:`` or
     ``interrupted:`` line on stderr stays one line)."""
     print(line if err else fit_line(line), file=sys.stderr if err else sys.stdout, flush=True)
-
-
-def kept_message(results: str, since: float, started: list[str], finished: list[str],
-                 pending: list[str]) -> str:
-    new, total = lifecycle.trials_since(results, since)
-    where = [f"{len(finished)} sweep(s) finished"]
-    unfinished = [s for s in started if s not in finished]
-    if unfinished:
-        where.append(f"stopped: {' '.join(unfinished)}")
-    if pending:
-        where.append(f"{len(pending)} not started")
-    return (f"interrupted: kept {new} trials finished in this run by its sweeps ({total} in the "
-            f"cache in total) under {Path(results) / 'cache'} ({'; '.join(where)}); rerun the "
-            f"same command to resume")
-
-
-def reused_trials(sweep_dirs: list[Path], results: str, since: float) -> tuple[int, int]:
-    """(trials of these sweeps read from the cache, trials computed in this run): a trial
-    stored before the run started was reused."""
-    import pandas as pd
-    seen = set()
-    for d in sweep_dirs:
-        for f in Path(d).glob("*/trials.csv"):
-            try:
-                df = pd.read_csv(f, usecols=["cell_key", "trial"])
-            except (ValueError, OSError):
-                continue
-            seen.update(zip(df["cell_key"].astype(str), df["trial"].astype(int)))
-    from experiments import cache
-
-    root = Path(results) / "cache"
-    per_cell: dict[str, list[int]] = {}
-    for key, trial in seen:
-        per_cell.setdefault(key, []).append(trial)
-    reused = 0
-    for key, trials in per_cell.items():
-        times = cache.trial_times(root / key)  # one query per cell
-        reused += sum(t in times and times[t] < since for t in trials)
-    return reused, len(seen) - reused
-
-
-def finished_in_cache(results: str, cmd: list[str], sweep_dir: Path) -> int | None:
-    """The number of cells of the sweep ``cmd`` if every one is complete in the trial cache
-    (each job's trials.csv then written from it: :mod:`experiments.finished`), else None."""
-    if not (Path(results) / "cache").is_dir():
-        return None
-    from experiments.finished import write_finished
-    task = cmd[cmd.index("--multirun") + 1:]
-    return write_finished(task, sweep_dir)
-
-
-SWEEP_CODE = ("configs", "hydra_plugins", "experiments", "ppm", "analysis")
-
-
-def sweep_code() -> list[Path]:
-    """What a sweep's tables depend on besides its cells' trials: the configs (every cell's
-    composition and key), the code that composes, validates, reads the cache and aggregates,
-    and the lock file (conservative: any edit there runs every sweep's last steps again)."""
-    from experiments import stamps
-    files = [stamps.REPO / "requirements.lock"]
-    for top in SWEEP_CODE:
-        files += [p for p in sorted((stamps.REPO / top).rglob("*"))
-                  if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts]
-    return files
-
-
-def cell_digests(results: str, keys) -> dict:
-    """A digest of each cell's stored trials (which trials, stored when): one query a cell."""
-    import hashlib
-
-    from experiments import cache
-    root = Path(results) / "cache"
-    return {k: hashlib.sha256(repr(sorted(cache.trial_times(root / k).items())).encode())
-            .hexdigest()[:16] for k in sorted(keys)}
-
-
-def sweep_options(name: str, suffix: str, extra: list[str]) -> dict:
-    from experiments import stamps
-    return {"experiment": name + suffix, "args": list(extra), "env": stamps.env_options()}
-
-
-def sweep_fresh(results: str, name: str, options: dict) -> bool:
-    """Is the sweep's stamp fresh: the same options, configs and code, every cell's trials as
-    they were, and its two tables as they were written?"""
-    import json
-
-    from experiments import stamps
-    path = stamps.stamp_path(results, "sweeps", name)
-    try:
-        keys = json.loads(path.read_text()).get("cells") or {}
-    except (OSError, ValueError):
-        return False
-    return bool(keys) and stamps.fresh(path, results, options,
-                                       cells=cell_digests(results, keys)) is not None
-
-
-def stamp_sweeps(results: str, outputs: str, names: list[str], suffix: str,
-                 extra: list[str]) -> None:
-    """The stamp of each aggregated sweep (:func:`sweep_fresh` reads it)."""
-    import pandas as pd
-
-    from experiments import stamps
-    code = stamps.signatures(sweep_code(), results)
-    for name in names:
-        keys = set()
-        for f in (Path(outputs) / name).glob("*/trials.csv"):
-            keys.update(pd.read_csv(f, usecols=["cell_key"], dtype=str)["cell_key"])
-        tables = [Path(results) / name / t for t in ("trials.csv", "n_hat.csv")]
-        stamp = stamps.make(results, sweep_options(name, suffix, extra), outputs=tables,
-                            cells=cell_digests(results, keys))
-        stamp["code"] = code
-        stamps.write(stamps.stamp_path(results, "sweeps", name), stamp)
-
-
-def _claims_of(experiment: str) -> str:
-    """The claims reading a sweep, for the override notes (e.g. "C5")."""
-    from claims.registry import CLAIMS
-    return "/".join(c.id for c in CLAIMS if experiment in c.experiments)
 
 
 def main(argv=None) -> int:
@@ -275,7 +90,7 @@ def main(argv=None) -> int:
     except ValueError as exc:
         _say(f"error: ARGS={args_text!r}: {exc}", err=True)
         return 2
-    runner = Runner(a)
+    runner = Runner(a, fit=fit_line)
     from claims.registry import resolve
     try:
         names, notes = resolve(list(dict.fromkeys(a.experiments)), a.suffix)
@@ -294,7 +109,7 @@ def main(argv=None) -> int:
         try:
             from experiments import overrides
             res = overrides.check([n + a.suffix for n in names], extra, a.results, a.suffix,
-                                  claims_of=_claims_of)
+                                  claims_of=claims_of)
         except KeyboardInterrupt:
             _say("interrupted while checking ARGS: no sweep started, nothing computed", err=True)
             return 130
@@ -314,55 +129,9 @@ def main(argv=None) -> int:
             names = [n for n in names if n not in same]
             if not names:
                 return 0
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    queue, running, started, finished, failed = list(names), [], [], [], None
-    try:
-        while queue or running:
-            while queue and len(running) < max(1, a.at_once) and failed is None:
-                name = queue.pop(0)
-                shutil.rmtree(Path(a.outputs) / name, ignore_errors=True)
-                _say(progress_line(len(started) + 1, len(names), name + a.suffix,
-                                   len(finished), time.time() - start))
-                cmd = runner.command(name, extra)
-                started.append(name)
-                cells = finished_in_cache(a.results, cmd, Path(a.outputs) / name)
-                if cells is not None:
-                    _say(f"[{name}{a.suffix}] all {cells} cells complete in the trial cache: "
-                         f"their trials.csv written from it, no sweep launched")
-                    finished.append(name)
-                    continue
-                running.append(Sweep(name, cmd, env, runner.relay))
-            time.sleep(0.1)
-            for s in list(running):
-                rc = s.proc.poll()
-                if rc is None:
-                    continue
-                for t in s.threads:
-                    t.join()
-                running.remove(s)
-                if rc == 0:
-                    finished.append(s.name)
-                elif rc in (130, -signal.SIGINT):  # Ctrl-C reached the sweep: the run stops
-                    raise KeyboardInterrupt
-                elif failed is None:
-                    failed = (s, rc)
-            if failed is not None and (queue or running):
-                queue.clear()
-                for s in running:  # their workers die with them (experiments/lifecycle.py)
-                    s.proc.terminate()
-    except KeyboardInterrupt:
-        runner.interrupted.set()
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: let the sweeps stop
-        _stop(running)
-        _say(kept_message(a.results, start, started, finished, queue), err=True)
-        return 130
-    if failed is not None:
-        s, rc = failed
-        kept, _ = lifecycle.trials_since(a.results, start)
-        _say(f"== stopped: {len(finished)} sweep(s) finished, {kept} trials computed in this run "
-             f"kept under {Path(a.results) / 'cache'} (a rerun resumes)", err=True)
-        _say(f"error: sweep {s.name}{a.suffix} failed (exit {rc}): {s.error_line()}", err=True)
-        return 2
+    rc, finished = run_queue(runner, names, extra, start, _say)
+    if rc is not None:
+        return rc
     reused, computed = reused_trials([Path(a.outputs) / n for n in finished], a.results, start)
     _say(f"== {len(finished)} sweep(s) done: {computed} trials computed in this run"
          + (f", {reused} reused from the trial cache {Path(a.results) / 'cache'} (finished by an "
@@ -386,24 +155,6 @@ def main(argv=None) -> int:
         _say(f"== aggregated {len(finished)} sweep(s) into {a.results}/<experiment>/ "
              f"(trials.csv, n_hat.csv)")
     return agg.returncode
-
-
-def _stop(running: list[Sweep], grace: float = 10.0) -> None:
-    """Stop the sweeps after Ctrl-C: they got SIGINT from the terminal too (one process group);
-    a sweep that did not (a SIGINT sent to this process alone) gets it now, then SIGKILL."""
-    deadline = time.monotonic() + 2.0
-    while any(s.proc.poll() is None for s in running) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    for s in running:
-        if s.proc.poll() is None:
-            s.proc.send_signal(signal.SIGINT)
-    deadline = time.monotonic() + grace
-    while any(s.proc.poll() is None for s in running) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    for s in running:
-        if s.proc.poll() is None:
-            s.proc.kill()
-            s.proc.wait()
 
 
 if __name__ == "__main__":

@@ -1,11 +1,18 @@
 import os
 
-import matplotlib
+# numba's parallel kernels on one thread (before anything imports numba, which reads it once;
+# subprocesses inherit it): the tests fit thousands of tiny instances, where waking a second
+# OpenMP thread on a busy machine (two workers and their subprocesses on 2 cores) costs more than
+# the kernel (a fit of test_learner's d = 2 instance: 5-20 ms on 2 threads, 1 ms on one).
+# tests/test_threads.py checks the kernels on 2 threads against 1. Set it to override.
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-matplotlib.use("Agg")  # tests draw into files; nothing is displayed (claims/plotting.py sets none)
+import matplotlib  # noqa: E402
 
-import pytest
-from hypothesis import HealthCheck, settings
+matplotlib.use("Agg")  # tests draw into files; nothing is displayed (claims/reporting/plotting.py sets none)
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile(
     "ppm", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
@@ -95,9 +102,42 @@ SLOW = {
 }
 
 
+# The order of the work: `make test` hands each file whole to a worker (--dist loadfile) in the
+# order collected (--no-loadscope-reorder), so the longest files go first and the short ones fill
+# both workers to the end (longest first: no worker is left alone with a long file at the end).
+# FIRST: the files longest on 2 workers, longest first (`pytest --durations=0`, file by file);
+# every other file keeps its place after them (a name no file has only loses its rank).
+FIRST = [
+    "test_pipeline.py",  # the quick profile end to end (about 5 minutes) and every sweep's smoke run
+    "test_make_reproduce.py", "test_provenance_checks.py", "test_c4_price.py",
+    "test_resume_skip.py", "test_refine.py", "test_ctrl_c_steps.py", "test_cuda_scorer.py",
+    "test_cuda_triples.py", "test_lifecycle.py", "test_override_series.py", "test_cuda_levels.py",
+    "test_coverage.py", "test_set_cover_exact_audit.py", "test_learner.py", "test_notebooks.py",
+    "test_cache.py", "test_sklearn_checks.py", "test_docs_examples.py",
+]
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
 def pytest_collection_modifyitems(config, items):
     for item in items:
         names = SLOW.get(item.path.name)
         if names == ALL or (names and item.originalname in names):
             item.add_marker(pytest.mark.slow)
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: files stay whole
+
+
+@pytest.fixture(autouse=True)
+def _sigint_as_it_was():
+    """A test that runs a sweep's job in-process leaves SIGINT ignored or blocked in the test
+    worker (a sweep's workers ignore it: experiments/lifecycle.py), and every later subprocess
+    would inherit that: restore the worker's SIGINT handling after each test."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGINT)
+    blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    yield
+    if signal.getsignal(signal.SIGINT) is not handler and handler is not None:
+        signal.signal(signal.SIGINT, handler)
+    if not blocked:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -1,4 +1,4 @@
-"""What a row is and whether it counts (claims/accounting.py), and where the verdict table shows
+"""What a row is and whether it counts (claims/rules/accounting.py), and where the verdict table shows
 it: audits and checks never in the statistical table, a band that cannot be missed not counted,
 a fast interval meeting the alternative not counted, one fact one row (C9, C11, C13), bands
 that read no measured value (C14, C16), and designs too small to conclude (C10, real data)."""
@@ -13,14 +13,14 @@ import pytest
 
 from claims import (c9_domain, c10_homogeneity, c11_set_cover, c12_grid_halfplanes,
                     c13_generic, c14_label_boost, real_breast_cancer)
-from claims.accounting import (as_check, audit_verdict, claim_verdict, could_fail, failed,
-                               faster_counts, row_kind, vacuous_edge)
+from claims.rules.accounting import (as_check, audit_verdict, claim_verdict, could_fail, failed,
+                                     faster_counts, row_kind, vacuous_edge)
 from claims.base import VerdictRow, rows_frame
-from claims.outcomes import FASTER
+from claims.rules.outcomes import FASTER
 from claims.registry import CLAIMS
-from claims.report import AUDIT_HEADING, audit_rows, verdict_table, write_table
-from claims.terminal import AUDIT_HEADER, summary_lines
-from claims.verdicts import combined_verdict, counted
+from claims.reporting.report import AUDIT_HEADING, audit_rows, verdict_table, write_table
+from claims.reporting.terminal import AUDIT_HEADER, summary_lines
+from claims.rules.verdicts import combined_verdict, counted
 
 
 def _row(claim, verdict, extra="", setting="s", **kw):

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from claims import c10_homogeneity as c10
-from claims.accounting import row_kind
+from claims.rules.accounting import row_kind
 from claims.base import ResultStore, parse_trial_set
-from claims.verdicts import counted
+from claims.rules.verdicts import counted
 
 ROOT = Path(__file__).resolve().parents[1]
 TOL = c10.TOL
@@ -50,8 +50,9 @@ def _trials(gap0: float, gap1: float, trials: int = 40, with_variant=True) -> pd
 ])
 def test_the_rule_on_synthetic_trials(gap0, gap1, word):
     row = c10.fair_row(_trials(gap0, gap1))
-    assert row.verdict.startswith(word)
-    assert counted(row.verdict) and row_kind(row.verdict, row.extra) == "statistical"
+    # the rule's word, shown as a finding: never counted (module docstring, "What counts")
+    assert row.verdict.startswith(c10.FINDING + ": " + word)
+    assert not counted(row.verdict) and row_kind(row.verdict, row.extra) == "reference"
 
 
 def test_beating_ppm_is_said_plainly():
@@ -96,12 +97,12 @@ def test_bad_input():
         c10.fair_verdict((0, -1, 1), (0, -1, 1), tol="0.02")
 
 
-def test_the_committed_counted_row():
+def test_the_committed_finding_row():
     store = ResultStore(ROOT / "results", n_boot=20)
     if store.load("c10_homogeneity") is None:
         pytest.skip("no committed c10_homogeneity results")
     rows = c10.analyse(store)
     fair = [r for r in rows if r.extra.endswith("fair baseline")]
     assert len(fair) == 1
-    assert [r for r in rows if counted(r.verdict)] == fair
+    assert [r for r in rows if counted(r.verdict)] == []  # checks and one finding
     assert fair[0].trials == "c10_homogeneity[n=256,shift=0];c10_homogeneity[n=256,shift=1]"

@@ -16,8 +16,8 @@ import yaml
 from analysis.aggregate import ERROR_COL
 from analysis.sample_complexity import empirical_sample_complexity
 from claims import c12_grid_halfplanes as c12, registry
-from claims.accounting import one_per_trial_set, row_kind
-from claims.verdicts import counted, outcome_kind
+from claims.rules.accounting import one_per_trial_set, row_kind
+from claims.rules.verdicts import counted, outcome_kind
 from experiments.columns import D, DELTA, EPSILON
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,8 +21,8 @@ from scipy import stats
 import ppm.diagnostics.active_audit as aa
 from claims import c15_active as c15
 from claims.base import ResultStore
-from claims.accounting import failed, row_kind
-from claims.verdicts import counted
+from claims.rules.accounting import failed, row_kind
+from claims.rules.verdicts import counted
 from ppm.semi_supervised import PrivateActiveLearner
 from ppm.semi_supervised.cover import threshold_cover
 from ppm.semi_supervised.sanitizer import sanitize_thresholds

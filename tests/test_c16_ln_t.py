@@ -14,10 +14,10 @@ import pytest
 
 from analysis.aggregate import ERROR_COL
 from analysis.slopes import linear_in_log_x, sample_complexity_slope_against
-from claims import c16_ln_t, c16_union_polygons as c16
-from claims.accounting import failed, vacuous_edge
+from claims.c16 import ln_t as c16_ln_t, union_polygons as c16
+from claims.rules.accounting import failed, vacuous_edge
 from claims.base import ResultStore
-from claims.verdicts import counted
+from claims.rules.verdicts import counted
 
 ROOT = Path(__file__).resolve().parents[1]
 TS = (2.0 ** 6, 2.0 ** 9, 2.0 ** 12, 2.0 ** 16, 2.0 ** 20)

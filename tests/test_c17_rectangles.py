@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from claims import c17_rectangles as C17
-from claims.verdicts import counted
+from claims.rules.verdicts import counted
 from ppm.semi_supervised.label_boost import boost_schedule, min_labelled, unlabelled_needed
 from ppm.semi_supervised.rectangle_boost import rectangle_base_size
 

@@ -12,10 +12,12 @@ from analysis.floor_slope import (NON_POSITIVE_VALUE, _joint_resample, floor_sub
                                   floor_subtracted_slope_paired, two_term_family,
                                   two_term_fit, two_term_share)
 from analysis.slopes import sample_complexity_slope_paired
-from claims import c2_agnostic, c3_epsilon
-from claims.outcomes import FAILS, HOLDS
-from claims.predictions import rate_verdict
-from claims.verdicts import counted
+from claims import c3_epsilon
+from claims.c2 import agnostic as c2_agnostic
+from claims.c2 import two_term as c2_two_term
+from claims.rules.outcomes import FAILS, HOLDS
+from claims.rules.predictions import rate_verdict
+from claims.rules.verdicts import counted
 
 NS = np.unique(np.round(np.geomspace(2, 2**17, 34)))
 EPS = (0.05, 0.1, 0.2, 0.5, 1.0, 10.0)
@@ -100,7 +102,7 @@ def test_two_term_fit_recovers_its_terms():
 def test_two_term_rule(A, B, expected):
     with use_reading("fit"):
         res = two_term_family(_family(A, B), "alpha_target", 0.1, n_boot=60)
-    v = c2_agnostic.two_term_verdict(res["local"], res["misfit"])
+    v = c2_two_term.two_term_verdict(res["local"], res["misfit"])
     assert v.startswith(expected), (v, res["local"], res["misfit"])
 
 

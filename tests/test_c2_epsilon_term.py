@@ -1,4 +1,4 @@
-"""C2's epsilon term (analysis.epsilon_term, claims.c2_epsilon_term): the u + v/epsilon fit
+"""C2's epsilon term (analysis.epsilon_term, claims.c2.epsilon_term): the u + v/epsilon fit
 recovers known terms, the growth rule holds on a 1/(epsilon alpha) truth and fails on a
 1/(epsilon alpha^2) one, bad input is refused, and the row names its statistic and trials."""
 
@@ -11,13 +11,14 @@ import pandas as pd
 import pytest
 
 from analysis.aggregate import ERROR_COL
+from analysis.bootstrap import shared_draws
 from analysis.dose_response import use_reading
-from analysis.epsilon_term import (_datasets, _joint_resample, epsilon_term_fit,
+from analysis.epsilon_term import (_datasets, epsilon_term_fit,
                                    epsilon_term_growth, growth_slope, pair_coefficient)
-from claims import c2_agnostic, c2_epsilon_term as et
-from claims.accounting import one_per_trial_set
-from claims.outcomes import FAILS, HOLDS
-from claims.verdicts import CHECK_PASSED, counted
+from claims.c2 import agnostic as c2_agnostic, epsilon_term as et
+from claims.rules.accounting import one_per_trial_set
+from claims.rules.outcomes import FAILS, HOLDS
+from claims.rules.verdicts import CHECK_PASSED, counted
 from experiments.columns import ALPHA_TARGET, C, D, EPSILON, ERM, PPM, W_PUB
 
 NS = np.unique(np.round(np.geomspace(8, 2**17, 30)))
@@ -110,7 +111,7 @@ def test_joint_resample_shares_draws_across_epsilon_not_across_alpha():
     assert len(cells) == len(ALPHAS) * len(EPS)
     # replace every cell's errors by its trial index: the draw itself becomes visible
     idx = [(ns, [np.arange(e.size, dtype=float) for e in errs]) for ns, errs in datasets]
-    out = _joint_resample(idx, keys)(np.random.default_rng(1))
+    out = shared_draws(idx, keys)(np.random.default_rng(1))
     draws = {}
     for (_, a, _), drawn in zip(cells, out):
         draws.setdefault(a, []).append(drawn[0])

@@ -1,4 +1,4 @@
-"""C4 at d = 4, blind (claims/c4_blind.py): the predictions scale the measured d = 3, and the
+"""C4 at d = 4, blind (claims/c4/blind.py): the predictions scale the measured d = 3, and the
 row weighs the measured d = 4 against both (synthetic rows with known k_eff)."""
 
 import math
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis import mechanism_price as mp
-from claims import c4_blind
+from claims.c4 import blind as c4_blind
 
 
 def _rows(d, k, samples=200, sd=0.1, eps=10.0, seed=0):

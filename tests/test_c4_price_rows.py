@@ -72,9 +72,9 @@ def test_nested_public_sets_share_the_private_rows():
 
 
 def test_the_blind_prediction_is_the_committed_d3_rows_and_predates_d4():
-    # configs/c4_predictions.yaml is what claims.c4_blind.predict gives on the committed
+    # configs/c4_predictions.yaml is what claims.c4.blind.predict gives on the committed
     # d = 3 rows; d^2 and d's intervals do not overlap, so the d = 4 rows can separate them
-    from claims import c4_blind
+    from claims.c4 import blind as c4_blind
     pred = c4_blind.load_predictions()
     assert pred == c4_blind.predict(pd.read_csv(ROOT / "results" / mp.CSV))
     m2, m1 = pred["models"]["d^2"], pred["models"]["d"]
@@ -87,6 +87,6 @@ def test_the_blind_prediction_is_the_committed_d3_rows_and_predates_d4():
 
 
 def design_uncapped_at_d4() -> bool:
-    from claims import c4_blind
+    from claims.c4 import blind as c4_blind
     design = mp.load_design()
     return mp.load_nested_design().uncapped(c4_blind.D_TO, design.n_pub, c4_blind.EPSILON)

@@ -1,5 +1,6 @@
 """Tests of the C4 diagnostics (ln|G| table, the mechanism's exact price): the library code of
-``analysis.class_size`` / ``analysis.mechanism_price`` and its command lines."""
+``analysis.class_size`` / ``analysis.mechanism_price`` and its command lines (run as a user
+runs them)."""
 
 import math
 
@@ -90,7 +91,7 @@ def test_c4_local_exponents_recover_d_squared():
 
 
 def test_c4_epsilon_fit_recovers_a_and_b():
-    from claims.c4_mechanism import fit_a_b
+    from claims.c4.mechanism import fit_a_b
     eps = np.array([1.0, 2.0, 4.0, 10.0])
     assert fit_a_b(eps, 120.0 / eps + 15.0) == pytest.approx((120.0, 15.0))
     # censored points (NaN) are skipped; fewer than two finite points: no fit
@@ -98,36 +99,45 @@ def test_c4_epsilon_fit_recovers_a_and_b():
     assert all(math.isnan(v) for v in fit_a_b(eps, np.array([np.nan, np.nan, 45.0, np.nan])))
 
 
-def test_c4_command_lines_write_the_library_tables(tmp_path, capsys):
+def _script(*args) -> str:
+    """``python -m scripts.<args>`` as a user runs it: its stdout (exit 0)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    proc = subprocess.run([sys.executable, "-m", *args], cwd=Path(__file__).resolve().parents[1],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def test_c4_command_lines_write_the_library_tables(tmp_path):
     # the scripts are argparse + a call: their CSVs are the library's tables (times aside)
     import pandas as pd
     from analysis import class_size, mechanism_price
-    from scripts import log_class_size, mechanism_price as mp_script
-    log_class_size.main(["--out", str(tmp_path / "g.csv"), "--max-subsets", "100"])
+    _script("scripts.log_class_size", "--out", str(tmp_path / "g.csv"), "--max-subsets", "100")
     got = pd.read_csv(tmp_path / "g.csv")
     want = class_size.class_size_table(max_subsets=100)  # ConstrHalf at d = 1 and a few d = 2
     assert set(got["source"]) == {"constrhalf", "general_position"}
     pd.testing.assert_frame_equal(got.drop(columns="constrhalf_seconds"),
                                   want.drop(columns="constrhalf_seconds"), check_exact=True)
-    mp_script.main(["--out", str(tmp_path / "p.csv"), "--dims", "1", "2", "--samples", "2"])
+    out = _script("scripts.mechanism_price", "--out", str(tmp_path / "p.csv"), "--dims", "1",
+                  "2", "--samples", "2")
     got = pd.read_csv(tmp_path / "p.csv").drop(columns="histogram_seconds")
     want = mechanism_price.price_table(mechanism_price.load_design(), (1, 2), 2)
     want = want.drop(columns="histogram_seconds")
     pd.testing.assert_frame_equal(got, want, check_exact=True)
-    assert "wrote" in capsys.readouterr().out
+    assert "wrote" in out
 
 
-def test_c4_nested_command_line_writes_the_library_table(tmp_path, capsys):
+def test_c4_nested_command_line_writes_the_library_table(tmp_path):
     import pandas as pd
     from analysis import mechanism_price
-    from scripts import mechanism_price as mp_script
-    mp_script.main(["--nested", "--out", str(tmp_path / "k.csv"), "--dims", "1", "2",
-                    "--samples", "2"])
+    out = _script("scripts.mechanism_price", "--nested", "--out", str(tmp_path / "k.csv"),
+                  "--dims", "1", "2", "--samples", "2")
     got = pd.read_csv(tmp_path / "k.csv").drop(columns="histogram_seconds")
     want = mechanism_price.nested_table(mechanism_price.load_nested_design(), (1, 2), 2)
     pd.testing.assert_frame_equal(got, want.drop(columns="histogram_seconds"), check_exact=True)
     assert set(got["n_pub"]) == set(mechanism_price.load_nested_design().n_pubs)
-    out = capsys.readouterr().out
     assert "wrote" in out and "k_eff" in out
 
 

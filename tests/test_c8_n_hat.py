@@ -18,10 +18,10 @@ import pytest
 from scipy.stats import norm
 
 from claims import c8_relaxations as c8
-from claims.accounting import row_kind
+from claims.rules.accounting import row_kind
 from claims.base import ResultStore, parse_trial_set, share_trials
-from claims.outcomes import FAILS, HOLDS, NOT_MEASURED
-from claims.verdicts import counted
+from claims.rules.outcomes import FAILS, HOLDS, NOT_MEASURED
+from claims.rules.verdicts import counted
 from experiments.columns import ETA, PUBLIC_POS_RATE
 
 ROOT = Path(__file__).resolve().parents[1]

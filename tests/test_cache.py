@@ -65,6 +65,36 @@ def test_a_stored_trial_is_the_text_of_the_former_trial_file(tmp_path):
         cache.read_trials(cell, [0, 1])
 
 
+def _per_trial(cell, trials):
+    """The reference reading: every trial parsed on its own, then concatenated."""
+    import io
+    from experiments import columns
+    texts = cache.read_texts(cell, trials)
+    return pd.concat([columns.order_columns(pd.read_csv(io.StringIO(texts[t]))) for t in trials],
+                     ignore_index=True)
+
+
+@pytest.mark.parametrize("frames", [
+    # int in one trial, float in another; NaN beside text; bool beside NaN; a float's last digit
+    [{"trial": [0], "error": [1], "note": [None], "flag": [True], "x": [0.1 + 0.2]},
+     {"trial": [1], "error": [0.25], "note": ["a,b"], "flag": [None], "x": [1e-17]},
+     {"trial": [2], "error": [3], "note": ["7"], "flag": [False], "x": [123456789.123456789]}],
+    # a trial with several rows (learners), one header
+    [{"trial": [0, 0], "learner": ["ppm", "erm"], "error": [0.1, 0.2]},
+     {"trial": [1, 1], "learner": ["ppm", "erm"], "error": [0, 1]}],
+    # headers that differ (a column added later): read trial by trial
+    [{"trial": [0], "error": [0.5]}, {"trial": [1], "error": [0.25], "extra": ["x"]}],
+])
+def test_reading_a_cell_at_once_equals_reading_it_trial_by_trial(tmp_path, frames):
+    cell = tmp_path / "cell"
+    for i, f in enumerate(frames):
+        cache.write_trial(pd.DataFrame(f), cell, i)
+    trials = list(range(len(frames)))
+    got, want = cache.read_trials(cell, trials), _per_trial(cell, trials)
+    pd.testing.assert_frame_equal(got, want)
+    assert got.to_csv(index=False) == want.to_csv(index=False)
+
+
 def test_reading_a_cell_without_a_store_creates_nothing(tmp_path):
     cell = tmp_path / "cache" / "nokey"
     assert cache.finished(cell) == set() and cache.count(cell, 5) == 0
@@ -189,20 +219,21 @@ def test_a_second_restore_of_an_unchanged_file_reads_nothing(tmp_path, monkeypat
     assert cache.restore(path, target) == (4, 3)
 
 
-def test_restore_cache_prints_one_line_for_unchanged_experiments(tmp_path, capsys):
-    from scripts import restore_cache
+def test_restore_cache_says_one_line_for_unchanged_experiments(tmp_path):
+    from experiments.restoring import restore_experiments
 
     path, _ = _committed(tmp_path)
     source = path.parent.parent
     (source / "exp").mkdir()
     path.rename(source / "exp" / "trials.csv")
-    args = ["--from", str(source), "--cache", str(tmp_path / "target"), "exp"]
-    restore_cache.main(args)
-    assert "exp: restored 6 trials" in capsys.readouterr().out
-    restore_cache.main(args)
-    out = capsys.readouterr().out.splitlines()
-    assert out == [f"restore_cache: 1 experiment(s) unchanged since restored (6 trials already "
-                   f"in {tmp_path / 'target'})"]
+    lines = []
+    restore_experiments(["absent", "exp"], source, tmp_path / "target", say=lines.append)
+    assert len(lines) == 2 and "exp: restored 6 trials" in lines[1]
+    assert lines[0].startswith("restore_cache: absent: no committed")
+    lines.clear()
+    restore_experiments(["exp"], source, tmp_path / "target", say=lines.append)
+    assert lines == [f"restore_cache: 1 experiment(s) unchanged since restored (6 trials already "
+                     f"in {tmp_path / 'target'})"]
 
 
 def test_the_pipeline_resumes_from_the_store(tmp_path, monkeypatch):
@@ -265,3 +296,18 @@ def test_a_sweep_complete_in_the_cache_writes_what_its_jobs_write(tmp_path):
     con.close()
     assert finished.write_finished(task, tmp_path / "again") is None
     assert not (tmp_path / "again").exists()
+
+
+def test_a_cell_of_like_trials_is_parsed_once(tmp_path, monkeypatch):
+    """The common cell (one header, text columns filled in every trial) is one parse, not one
+    per trial: what makes a restored sweep's tables quick to write."""
+    cell = tmp_path / "cell"
+    for t in range(50):
+        cache.write_trial(pd.DataFrame({"trial": [t, t], "learner": ["ppm", "erm"],
+                                        "error": [0.1 * t, 0.2]}), cell, t)
+    calls = []
+    real = pd.read_csv
+    monkeypatch.setattr(pd, "read_csv", lambda *a, **k: calls.append(1) or real(*a, **k))
+    table = cache.read_trials(cell, range(50))
+    assert len(calls) == 1 and len(table) == 100
+    assert table.to_csv(index=False) == _per_trial(cell, list(range(50))).to_csv(index=False)

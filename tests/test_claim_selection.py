@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,12 +39,13 @@ def test_unknown_names_suggest_what_to_type(typed, suggested):
     assert "_quick" not in msg.split("did you mean", 1)[1].split("?")[0]
 
 
-def test_run_sweeps_refuses_in_one_line_before_any_work(tmp_path, capsys):
-    from scripts import run_sweeps
-    rc = run_sweeps.main(["--results", str(tmp_path), "--suffix", "_quick",
-                          "--outputs", str(tmp_path / "out"), "c5_mixture"])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 2 and len(err) == 1 and err[0].startswith("error: EXPERIMENTS: no experiment")
+def test_run_sweeps_refuses_in_one_line_before_any_work(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "scripts.run_sweeps", "--results", str(tmp_path),
+                           "--suffix", "_quick", "--outputs", str(tmp_path / "out"),
+                           "c5_mixture"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    err = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(err) == 1, proc.stderr
+    assert err[0].startswith("error: EXPERIMENTS: no experiment")
     assert not (tmp_path / "cache").exists() and not (tmp_path / "out").exists()
 
 
@@ -69,7 +71,7 @@ def test_unknown_claim_is_one_line(capsys):
 
 
 def test_progress_line_counts_sweeps_and_estimates_the_rest():
-    from scripts.run_sweeps import progress_line
+    from experiments.sweep_runner import progress_line
     assert progress_line(1, 42, "c1_realizable_d1", 0, 3.0) == "== sweep 1 of 42: c1_realizable_d1"
     line = progress_line(12, 42, "c5_mixture_weight", 11, 11 * 60.0)
     assert line.startswith("== sweep 12 of 42: c5_mixture_weight (run: 11 done in 11:00;")

@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from claims import plotting, registry
+from claims import registry
+from claims.reporting import plotting
 from claims.base import ResultStore, VerdictRow
-from claims.report import write_claim
-from claims.verdicts import comparison_verdict, verdict
+from claims.reporting.report import write_claim
+from claims.rules.verdicts import comparison_verdict, verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs" / "experiment"
@@ -25,6 +26,60 @@ def test_claims_are_listed_once_in_paper_order():
     assert nums[:10] == list(range(1, 11)) and nums == sorted(set(nums))
     assert ids[-2:] == ["real data", "PA"]
     assert len({c.name for c in registry.CLAIMS}) == len(ids)
+
+
+def _claim_modules() -> dict[str, str]:
+    """Every module of a claim under claims/, by its claim's top-level name: ``c9_domain`` for
+    claims/c9_domain.py, ``c4`` for every module of the package claims/c4/."""
+    tops = {m.split(".")[0] for m in registry.MODULES}
+    out = {}
+    for path in sorted((ROOT / "claims").rglob("*.py")):
+        rel = path.relative_to(ROOT / "claims").with_suffix("").parts
+        if rel[0] in tops:
+            out[".".join(("claims",) + rel)] = rel[0]
+    return out
+
+
+def _other_claims_imported(source: str, own: str, tops: set[str]) -> list[str]:
+    """The modules of claims other than ``own`` that ``source`` imports (lazily too)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+    parts = [m.split(".") for m in found]
+    return sorted({".".join(p) for p in parts
+                   if len(p) > 1 and p[0] == "claims" and p[1] in tops and p[1] != own})
+
+
+def test_the_registry_names_each_claim_module_once_and_every_one():
+    assert len(set(registry.MODULES)) == len(registry.MODULES)
+    # every module that defines a CLAIM is listed, and each listed module defines one
+    defining = {name.removeprefix("claims.") for name, _ in _claim_modules().items()
+                if "\nCLAIM = " in (ROOT / (name.replace(".", "/") + ".py")).read_text()}
+    assert defining == set(registry.MODULES)
+    assert [c.analyse.__module__ for c in registry.CLAIMS] == [
+        f"claims.{m}" for m in registry.MODULES]
+
+
+def test_no_claim_imports_another_claims_module():
+    """What two claims share lives in analysis/ (a statistic), claims/rules/ (a rule) or
+    claims/reporting/ (a panel), never in one of them."""
+    tops = {m.split(".")[0] for m in registry.MODULES}
+    bad = {name: _other_claims_imported(
+               (ROOT / (name.replace(".", "/") + ".py")).read_text(), own, tops)
+           for name, own in _claim_modules().items()}
+    assert {k: v for k, v in bad.items() if v} == {}
+    # the check sees a sideways import, top-level or lazy, and allows one within a package
+    assert _other_claims_imported("from claims import c12_grid_halfplanes as c12\n"
+                                  "def f():\n    from claims.c4 import price\n", "c9_domain",
+                                  tops) == ["claims.c12_grid_halfplanes", "claims.c4",
+                                            "claims.c4.price"]
+    assert _other_claims_imported("from claims.c4 import blind\nfrom claims.rules import "
+                                  "verdicts\n", "c4", tops) == []
 
 
 @pytest.mark.parametrize("claim", registry.CLAIMS, ids=lambda c: c.name)
@@ -96,7 +151,7 @@ def test_unknown_learner_gets_a_stable_style():
 def test_c4_epsilon_fit_bootstrap_keeps_each_sample_at_every_epsilon():
     """A(d)'s bootstrap resamples trial indices once per n and uses them at every epsilon (each
     (n, trial) is one sample scored at every epsilon), never per (epsilon, n) cell."""
-    from claims.c4_mechanism import _resample
+    from claims.c4.mechanism import _resample
 
     rows = [{"epsilon": e, "n": n, "trial": k, "error": 0.0}
             for e in (1.0, 2.0, 10.0) for n in (8, 16) for k in range(12)]
@@ -115,7 +170,7 @@ def test_c4_a_slope_interval_is_a_bootstrap_of_the_slope():
     """Replicate b of every d's A gives one slope; an A(d) that is exactly proportional to
     ln|G| + ln(1/beta) in every replicate gives the interval [1, 1], one that is off by a
     d-dependent factor moves it, and too many replicates with A <= 0 leave no interval."""
-    from claims.c4_mechanism import _slope_of
+    from claims.c4.mechanism import _slope_of
 
     rng = np.random.default_rng(0)
     x = np.array([3.0, 11.0, 25.0])  # ln|G| + ln(1/beta) at d = 1, 2, 3
@@ -143,7 +198,7 @@ def test_c4_lemma_4_6_is_tested_one_sidedly():
     """A(d) far below Lemma 4.6's bound passes the check (the old two-sided shape test could
     call it 'does not hold'); an interval above the bound at one d fails it; one reaching it
     passes and says where."""
-    from claims.c4_mechanism import lemma_4_6_verdict
+    from claims.c4.mechanism import lemma_4_6_verdict
 
     def tab(a_lo, a_hi, em=(100.0, 300.0, 600.0)):
         return pd.DataFrame({"d": [1, 2, 3], "A": [(a + b) / 2 for a, b in zip(a_lo, a_hi)],
@@ -157,7 +212,7 @@ def test_c4_sample_key_marks_rows_run_on_one_sample():
     """C4's counted test resamples rows with one `samples` key jointly: on the committed trials
     every such (d, n, trial) group must really be one sample scored at several epsilons (one
     |G|, one ERM error), and different d must never share a key."""
-    from claims.c4_dimension import ERROR_COL, _short
+    from claims.c4.dimension import ERROR_COL, _short
     from experiments.columns import D, EPSILON, ERM, PPM
 
     store = ResultStore(ROOT / "results")

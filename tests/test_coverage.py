@@ -28,7 +28,8 @@ def design():
 
 def test_designs_mirror_their_claims():
     """The designs read what the claims read (analysis/ may not import claims/)."""
-    from claims import c2_agnostic, c3_epsilon, c5_mixture_weight
+    from claims import c3_epsilon, c5_mixture_weight
+    from claims.c2 import agnostic as c2_agnostic
     from claims.base import ResultStore
     assert cov.DESIGNS["c3_epsilon_d1"][4] == (None, c3_epsilon.PRIVACY_DOMINATES)
     assert cov.DESIGNS["c3_epsilon_d1"][3] == c3_epsilon.CLAIM.headline["alpha"]
@@ -152,29 +153,38 @@ def test_docs_tables_are_the_csvs():
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["--datasets", "1"], "--datasets must be >= 2, got 1"),
     (["--n-boot", "x"], "--n-boot must be an integer, got 'x'"),
     (["--designs", "c9"], "unknown design 'c9'"),
-    (["--truths", "gumbel"], "unknown truth 'gumbel'"),
-    (["--out", "/nonexistent/dir/c.csv"], "no directory '/nonexistent/dir'"),
     (["--markdown", "/nonexistent.csv"], "no file '/nonexistent.csv'"),
+    (["--out", "results/coverage_refused.csv"], "refusing to write"),
 ])
-def test_script_rejects_a_bad_argument_in_one_line_before_any_work(argv, says, capsys,
-                                                                     tmp_path):
-    from scripts import coverage as script
-    with pytest.raises(SystemExit) as exc:
-        script.main([*argv] if "--out" in argv else [*argv, "--out", str(tmp_path / "c.csv")])
-    assert exc.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert says in err[-1]
+def test_script_rejects_a_bad_argument_in_one_line_before_any_work(argv, says, tmp_path):
+    """As a user runs it: exit 2, the last line names the value, nothing written."""
+    import subprocess
+    import sys
+    argv = argv if "--out" in argv else [*argv, "--out", str(tmp_path / "c.csv")]
+    proc = subprocess.run([sys.executable, "-m", "scripts.coverage", *argv],
+                          cwd=Path(__file__).resolve().parents[1], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 2
+    assert says in proc.stderr.strip().splitlines()[-1]
     assert not (tmp_path / "c.csv").exists()
+    assert not Path(__file__).resolve().parents[1].joinpath("results/coverage_refused.csv").exists()
 
 
-def test_script_refuses_the_committed_results_without_its_flag(capsys):
-    from scripts import coverage as script
-    with pytest.raises(SystemExit):
-        script.main(["--out", "results/coverage_refused.csv"])
-    assert "refusing to write" in capsys.readouterr().err
+@pytest.mark.parametrize("kw, says", [
+    ({"designs": ["c9"]}, "--designs: unknown design 'c9'"),
+    ({"truths": ["gumbel"]}, "--truths: unknown truth 'gumbel'"),
+    ({"out": Path("/nonexistent/dir/c.csv")}, "--out: no directory '/nonexistent/dir'"),
+])
+def test_a_bad_request_is_one_line_naming_the_value(kw, says, tmp_path):
+    from analysis.coverage_run import check_request
+    args = {"designs": list(cov.DESIGNS), "counted": None, "truths": None,
+            "out": tmp_path / "c.csv", **kw}
+    with pytest.raises(ValueError) as exc:
+        check_request(**args)
+    assert str(exc.value).startswith(says) and "\n" not in str(exc.value)
+    assert check_request(list(cov.DESIGNS), None, list(cov.TRUTHS), tmp_path / "c.csv") is None
 
 
 # --------------------------------------------------------------------------------------------
@@ -272,20 +282,20 @@ def test_contrast_records_come_from_the_claims_own_replicates():
         assert [r["design"] for r in slope] == ["c13_generic_plateau_contrast"]
 
 
-def test_script_merge_keeps_the_other_designs_rows(tmp_path):
+def test_merge_keeps_the_other_designs_rows(tmp_path):
     """--merge: the designs run replace their own rows; every other row stays as it was."""
     import pandas as pd
-    from scripts import coverage as script
+    from analysis.coverage_designs import load_any
+    from analysis.coverage_run import run_designs
     out = tmp_path / "c.csv"
-    script.main(["--datasets", "2", "--n-boot", "20", "--designs", "c12_grid_halfplanes",
-                 "--truths", "probit", "--out", str(out)])
+    design = [load_any("c12_grid_halfplanes")]
+    run_designs(design, ["probit"], 2, 20, out)
     first = pd.read_csv(out)
     assert set(first["design"]) == {"c12_grid_halfplanes"}
     other = first.assign(design="c1_realizable_d1", coverage=0.123456789012345)
     pd.concat([other, first]).to_csv(out, index=False)
     before = out.read_text().splitlines()[1:len(other) + 1]
-    script.main(["--datasets", "2", "--n-boot", "20", "--designs", "c12_grid_halfplanes",
-                 "--truths", "probit", "--out", str(out), "--merge"])
+    run_designs(design, ["probit"], 2, 20, out, merge=True)
     after = out.read_text().splitlines()
     assert after[1:len(other) + 1] == before and len(after) == 1 + 2 * len(first)
 

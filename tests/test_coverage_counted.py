@@ -42,9 +42,10 @@ def _counted_parts(summary, statistic):
 
 def test_statistic_ids_and_settings_mirror_the_claims():
     """Each design's statistic id, experiments, alphas and selection are the claim's own."""
-    from claims import (c1_realizable as c1, c2_agnostic as c2, c3_epsilon as c3,
-                        c5_mixture_weight as c5, c11_set_cover as c11, c13_generic as c13,
-                        c16_union_polygons as c16)
+    from claims import (c1_realizable as c1, c3_epsilon as c3, c5_mixture_weight as c5,
+                        c11_set_cover as c11, c13_generic as c13)
+    from claims.c2 import agnostic as c2, two_term
+    from claims.c16 import union_polygons as c16
     from claims.base import alphas_of
     from experiments.columns import PPM
     for exp in c1.EXPERIMENTS:
@@ -63,11 +64,11 @@ def test_statistic_ids_and_settings_mirror_the_claims():
         assert np.allclose(cc.COUNTED[exp][4], alphas_of(nhat))
     fam = cc.COUNTED["c2_hard_family"]
     assert fam[1] == (c2.FAMILY, c2.FAMILY_SMALL, *c2.FAMILY_FINE)
-    assert cc.FAMILY_PARTS == (c2.FAMILY_STAT, c2.TWO_TERM_STAT)
+    assert cc.FAMILY_PARTS == (c2.FAMILY_STAT, two_term.TWO_TERM_STAT)
     assert cc.SMALL_ALPHA == c2.SMALL_ALPHA and fam[2][EPSILON] == c2.CLAIM.headline["epsilon"]
     other = cc.COUNTED["c2_hard_family_eps01"]
     assert other[6] == c2.FAMILY_STAT and other[1] == (c2.FAMILY, c2.FAMILY_SMALL)
-    # at epsilon 0.1 only the small-alpha regime is read (claims/c2_agnostic.py regimes)
+    # at epsilon 0.1 only the small-alpha regime is read (claims/c2/agnostic.py regimes)
     assert [a for _, a in c2.regimes(np.array([0.00125, 0.0025, 0.005, 0.01, 0.02, 0.04,
                                                0.08]), other[2][EPSILON])][0].max() == 0.01
     assert len(c2.regimes(np.array([0.01, 0.02, 0.04, 0.08]), other[2][EPSILON])) == 0
@@ -240,30 +241,28 @@ def test_results_hold_every_counted_statistic_with_both_tails():
         assert r.datasets == cc.PLAN[r.design][r.truth], (r.design, r.truth, r.datasets)
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["--counted", "c9"], "unknown design 'c9'"),
-    (["--counted", "c1_realizable_d1", "--truths", "share_0.1"],
-     "'share_0.1' is not a truth of every design of --counted"),
+@pytest.mark.parametrize("counted, truths, says", [
+    (["c9"], None, "--counted: unknown design 'c9'"),
+    (["c1_realizable_d1"], ["share_0.1"],
+     "--truths: 'share_0.1' is not a truth of every design of --counted"),
 ])
-def test_script_rejects_a_bad_counted_argument_in_one_line(argv, says, capsys, tmp_path):
-    from scripts import coverage as script
-    with pytest.raises(SystemExit) as exc:
-        script.main([*argv, "--out", str(tmp_path / "c.csv")])
-    assert exc.value.code == 2
-    assert says in capsys.readouterr().err.strip().splitlines()[-1]
-    assert not (tmp_path / "c.csv").exists()
+def test_a_bad_counted_request_is_one_line_naming_the_value(counted, truths, says, tmp_path):
+    from analysis.coverage_run import check_request
+    with pytest.raises(ValueError) as exc:
+        check_request([], counted, truths, tmp_path / "c.csv")
+    assert str(exc.value).startswith(says) and "\n" not in str(exc.value)
+    assert check_request([], ["all"], None, tmp_path / "c.csv") == list(cc.COUNTED)
 
 
-def test_script_counted_merge_replaces_only_its_own_rows(tmp_path):
-    from scripts import coverage as script
+def test_counted_merge_replaces_only_its_own_rows(tmp_path):
+    from analysis.coverage_run import run_counted
     out = tmp_path / "c.csv"
-    args = ["--counted", "c11_set_cover_D_naive", "--truths", "probit", "--datasets", "2",
-            "--n-boot", "20", "--out", str(out)]
-    script.main(args)
+    design = [cc.load_counted("c11_set_cover_D_naive")]
+    run_counted(design, ["probit"], 2, 20, out)
     first = pd.read_csv(out)
     other = first.assign(truth="mixture", coverage=0.123456789)
     pd.concat([other, first]).to_csv(out, index=False)
-    script.main([*args, "--merge"])
+    run_counted(design, ["probit"], 2, 20, out, merge=True)
     after = pd.read_csv(out)
     assert len(after) == 2 * len(first)
     assert (after.loc[after["truth"] == "mixture", "coverage"] == 0.123456789).all()

@@ -22,6 +22,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _as_from_a_terminal() -> None:
+    """In the child before exec: SIGINT as a terminal's foreground command has it (default
+    action, not blocked), whatever the test worker inherited or an earlier test left in it (a
+    worker that ran a sweep's job in-process ignores SIGINT, as a sweep's workers do, and a
+    child would inherit that and rightly keep ignoring it, as a background job does)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _sigint_blocked(pid: int) -> bool:
     """Whether ``pid`` has installed the step's Ctrl-C handling (SIGINT in its blocked mask)."""
     try:
@@ -71,7 +80,7 @@ def test_ctrl_c_is_one_line_and_exit_130(step, wait, c5_root):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-m", *STEPS[step](c5_root)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_as_from_a_terminal)
     try:
         deadline = time.monotonic() + 60
         while not _sigint_blocked(proc.pid):
@@ -109,7 +118,7 @@ with critical():
 time.sleep(30)
 """
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=60, preexec_fn=_as_from_a_terminal)
     assert proc.returncode == 130
     assert (tmp_path / "out.txt").read_text() == "start\nend\n"
     assert proc.stderr.strip() == "interrupted: test step stopped; rerun the same command to " \

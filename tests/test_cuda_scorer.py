@@ -20,13 +20,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(check: str, simulator: bool = True, timeout: int = 300) -> str:
+def _run(check: str, simulator: bool = True, timeout: int = 300,
+         module: list | None = None) -> str:
+    """``check`` of this file (or, with ``module``, ``python -m <module...>``) in a subprocess."""
     env = dict(os.environ)
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     if simulator and os.environ.get("PPM_TEST_CUDA_REAL") != "1":
         env["NUMBA_ENABLE_CUDASIM"] = "1"
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    proc = subprocess.run([sys.executable, "-c", f"import tests.test_cuda_scorer as t; t.{check}()"],
+    what = (["-m", *module] if module
+            else ["-c", f"import tests.test_cuda_scorer as t; t.{check}()"])
+    proc = subprocess.run([sys.executable, *what],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"{check} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout
@@ -125,13 +129,6 @@ def sim_fits():
                     device="cpu", random_state=7).fit(X, y, public).hypothesis_
 
 
-def sim_bench_smoke():
-    from scripts import bench_gpu
-
-    rows = bench_gpu.main(["--smoke"])
-    assert rows and all(r["same_histogram"] for r in rows)
-
-
 # -- tests --------------------------------------------------------------------------------------
 def test_histograms_and_rank_pass_equal_cpu():
     print(_run("sim_histograms"))
@@ -142,7 +139,13 @@ def test_fit_samples_same_hypothesis_as_cpu():
 
 
 def test_bench_gpu_smoke():
-    out = _run("sim_bench_smoke")
+    # as docs/gpu.md runs it: NUMBA_ENABLE_CUDASIM=1 python -m scripts.bench_gpu --smoke
+    out = _run("bench_gpu --smoke", module=["scripts.bench_gpu", "--smoke"])
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split()[-1:] == ["same_histogram"])
+    rows = [line.split() for line in lines[head + 1:]]
+    rows = rows[:next((i for i, r in enumerate(rows) if not (r and r[0].isdigit())), len(rows))]
+    assert rows and all(r[-1] == "True" for r in rows), lines[head:]  # every level's histogram
     assert "hypotheses_per_s" in out and "popcount_ceiling" in out
     assert "triangles m=4" in out and "triples_per_s" in out  # the triangle selection's table
     # the launch variants (warp aggregation too) gave the default launch's histograms

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from claims import docs_blocks
+from claims.reporting import docs_blocks
 from claims.registry import CLAIMS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,7 @@ def test_readme_is_short():
 
 
 def test_generated_blocks_are_the_committed_results():
-    """Every block equals what claims/docs_blocks.py renders from results/ (make figures)."""
+    """Every block equals what claims/reporting/docs_blocks.py renders from results/ (make figures)."""
     assert docs_blocks.stale(ROOT / "results", ROOT) == []
     readme = (ROOT / "README.md").read_text()
     table = docs_blocks.read_block(readme, "verdicts")

@@ -14,7 +14,7 @@ from analysis.dose_response import (cir_crossing, fieller_interval, fisher_scori
                                     use_reading)
 from analysis.sample_complexity import empirical_sample_complexity
 from analysis.slopes import bootstrap, sample_complexity_slope_against
-from claims.predictions import rate_verdict
+from claims.rules.predictions import rate_verdict
 
 NS = np.array([32, 48, 64, 96, 128, 192, 256, 384, 512], dtype=float)
 

@@ -11,74 +11,47 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from ppm import PPMHalfspaceLearner
-from ppm.baselines import (DPLogisticRegression, ERMHalfspace, LogisticRegressionBaseline)
-from ppm.baselines.fully_private import GridExponentialMechanism
-from ppm.baselines.semi_private import SemiPrivateHalfspaceLearner
 from ppm.registry import registered
-from ppm.set_cover import DisjunctionLearner, GreedySetCover, GreedyTriangleCover, SetCoverLearner
-from ppm.semi_supervised import (GapThresholdMechanism, GenericLearner, GridRectangleMechanism,
-                                 LabelBoostLearner, PrivateActiveLearner,
-                                 RectangleLabelBoostLearner)
+from ppm.sklearn_checks import check_instances
 
-# class -> (non-default parameters, a bad parameter the validation must name); LEARNERS is
-# every registered estimator class (ppm.registry), with its entry here or ({}, None).
-_CASES = {
-    PPMHalfspaceLearner: (dict(epsilon=0.5, method="reference", block_elements=1024),
-                          ("epsilon", -1.0)),
-    ERMHalfspace: (dict(method="threshold"), ("method", "nope")),
-    LogisticRegressionBaseline: (dict(C=0.5), ("C", 0.0)),
-    DPLogisticRegression: (dict(epsilon=2.0, data_norm=2.0, C=0.5), ("data_norm", -1.0)),
-    SemiPrivateHalfspaceLearner: (dict(epsilon=0.5, labels="all"), ("labels", "some")),
-    GridExponentialMechanism: (dict(epsilon=0.5, T=16), ("T", 1)),
-    SetCoverLearner: (dict(k=2, epsilon=0.5, composition="naive", alpha0=0.2), ("delta", 0.5)),
-    DisjunctionLearner: (dict(k=2, epsilon=0.5, composition="naive"), ("hypotheses", "nope")),
-    GreedyTriangleCover: (dict(T=2), ("max_triples", 0)),
-    GenericLearner: (dict(epsilon=0.5, T=16, epsilon_split=0.5), ("epsilon_split", 1.5)),
-    PrivateActiveLearner: (dict(epsilon=1.0, n_A=4, n_queries=2, T=16), ("n_queries", 4)),
-    LabelBoostLearner: (dict(b=8, base_n=10), ("base_n", 0)),
-    GapThresholdMechanism: (dict(epsilon=0.5, b=8), ("b", 0)),
-    GridRectangleMechanism: (dict(epsilon=0.5, T=256), ("T", 1)),
-    RectangleLabelBoostLearner: (dict(T=256, base_n=10), ("base_n", 0)),
-}
-LEARNERS = [(e.cls, *_CASES.get(e.cls, ({}, None))) for e in registered()
-            if e.group != "population"]
-# BNS15's thresholds on {0..2^b - 1} take integer points (BigPoints or int arrays).
-INTEGER_POINTS = (LabelBoostLearner, GapThresholdMechanism, GridRectangleMechanism,
-                  RectangleLabelBoostLearner)
+
+def _case(cls):
+    """``(cls, non-default parameters, a bad parameter)``: the parameters of the class's first
+    check instance (ppm.sklearn_checks) that differ from its defaults, ``random_state`` 3 where it
+    has one, and its first validated parameter set to a value no constraint accepts."""
+    est = next(iter(check_instances(cls).values()))
+    defaults = cls().get_params()
+    params = {k: v for k, v in est.get_params().items() if k != "random_state" and v != defaults[k]}
+    if "random_state" in defaults:
+        params["random_state"] = 3
+    bad = next(((p, object()) for p, c in cls._parameter_constraints.items()
+                if p != "random_state" and c != "no_validation"), None)
+    return cls, params, bad
+
+
+# every registered estimator class (ppm.registry), on its check instance's parameters
+LEARNERS = [_case(e.cls) for e in registered() if e.group != "population"]
 IDS = [c.__name__ for c, _, _ in LEARNERS]
 
 
-def _binary_sample(n=30, seed=0):
-    """KMMS19's conjunction learners take points of {0,1}^D (label = x_0 AND NOT x_1)."""
-    X = np.random.default_rng(seed).integers(0, 2, size=(n, 4))
-    y = (X[:, 0] & (1 - X[:, 1])).astype(np.int64)
-    return X, y, y == 0
-
-
-def _grid_sample(n=30, seed=0):
-    """Points of {0..2}^2 for the triangle cover (label: inside a corner triangle)."""
-    X = np.random.default_rng(seed).integers(0, 3, size=(n, 2))
-    y = (X.sum(axis=1) <= 1).astype(np.int64)
-    return X, y, y == 0
-
-
-_SAMPLES = {SetCoverLearner: _binary_sample, GreedySetCover: _binary_sample,
-            DisjunctionLearner: _binary_sample, GreedyTriangleCover: _grid_sample}
-
-
 def _sample(n=30, seed=0, cls=None):
-    if cls in _SAMPLES:
-        return _SAMPLES[cls](n, seed)
+    """Points of {0,1}^d, the one domain every learner takes (its grid, cube or line): d = 2, or
+    1 for a learner on a line (it refuses two features); labels and public mask at random, at
+    least one public and one private example."""
     rng = np.random.default_rng(seed)
-    X = rng.uniform(0.0, 1.0, size=(n, 1))
-    if cls in INTEGER_POINTS:
-        X = np.floor(X * 256).astype(np.int64)
-        y = (X[:, 0] >= 128).astype(np.int64)
-    else:
-        y = (X[:, 0] > 0.5).astype(np.int64)
-    public = y == 0  # label-determined: public iff label 0
+    y = rng.integers(0, 2, size=n)
+    public = rng.random(n) < 0.5
+    public[0], public[1] = True, False
+    X = rng.integers(0, 2, size=(n, 2))
+    if cls is not None:
+        try:
+            cls(**_PARAMS[cls]).fit(X, y, public)
+        except ValueError:
+            X = X[:, :1]
     return X, y, public
+
+
+_PARAMS = {cls: params for cls, params, _ in LEARNERS}
 
 
 @pytest.mark.parametrize("cls,params,bad", LEARNERS, ids=IDS)
@@ -113,7 +86,7 @@ def test_one_validation_entry_point_names_the_bad_value(cls, params, bad):
     with pytest.raises(ValueError, match=name):
         est._validate_params()
     with pytest.raises(ValueError, match=name):  # fit validates before any work
-        est.fit(*_sample(cls=cls))
+        est.fit(*_sample())
 
 
 @pytest.mark.parametrize("cls,params,bad", LEARNERS, ids=IDS)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ALL, SLOW
+from tests.conftest import ALL, FIRST, SLOW
 
 TESTS = Path(__file__).resolve().parent
 
@@ -33,3 +33,9 @@ def test_the_table_marks_what_it_names(request):
     """This file's own tests are fast; a test of the table is marked slow (pytest -m works)."""
     assert request.node.get_closest_marker("slow") is None
     assert "test_fast_tier.py" not in SLOW
+
+
+@pytest.mark.parametrize("file", FIRST)
+def test_every_file_ranked_first_exists(file):
+    """A renamed file must not drop out of the order `make test` runs the long files in."""
+    assert (TESTS / file).exists(), f"tests/conftest.py FIRST names a missing file {file}"

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from claims import plotting  # noqa: E402
+from claims.reporting import plotting  # noqa: E402
 
 
 def test_titles_become_one_line_and_the_rest_a_caption():
@@ -72,7 +72,7 @@ def test_a_smoke_run_figure_never_reads_holds_alone():
 
 
 def test_the_overview_reads_bands_and_references_from_every_kind_of_theory_text():
-    from claims import overview
+    from claims.reporting import overview
     c4 = ("d^2 (BMN20, k_eff = d^2): b = 2, band [1.75, 2.25]; alternative d (VC price, "
           "k_eff ~ d): b = 1, band [0.75, 1.25]")
     assert overview.band_of(c4) == (1.75, 2.25)
@@ -96,7 +96,7 @@ def test_the_overview_reads_bands_and_references_from_every_kind_of_theory_text(
 
 
 def test_overview_row_labels_keep_whole_words_in_two_lines():
-    from claims import overview
+    from claims.reporting import overview
     label = overview.row_label("every, d=1: hard family (margin 1/2 -+ 4 alpha, one population "
                                "per alpha), d=1, epsilon=1")
     lines = label.split("\n")

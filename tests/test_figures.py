@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from claims.report import verdict_table
-from claims.verdicts import mean_ci, paired_difference
+from claims.reporting.report import verdict_table
+from claims.rules.verdicts import mean_ci, paired_difference
 
 
 def test_mean_ci_covers_the_mean_at_the_nominal_rate():
@@ -52,7 +52,7 @@ def test_verdict_table_has_one_row_per_claim_and_marks_missing_ones():
 
 
 def test_titles_leave_out_nan_values():
-    from claims.plotting import fmt_values
+    from claims.reporting.plotting import fmt_values
     assert fmt_values([("alpha 0.1", math.nan), ("alpha 0.2", 0.6), ("alpha 0.3", math.nan)]) \
         == "alpha 0.2: 0.60"
     assert fmt_values([("a", math.nan)]) == "not measured"
@@ -61,7 +61,7 @@ def test_titles_leave_out_nan_values():
 
 def test_compact_drops_empty_panels_and_rows():
     import matplotlib.pyplot as plt
-    from claims.plotting import compact
+    from claims.reporting.plotting import compact
     fig, axes = plt.subplots(2, 3, figsize=(9, 6), squeeze=False)
     used = [axes[0][1]]
     compact(fig, axes, used, (3, 3))
@@ -71,10 +71,10 @@ def test_compact_drops_empty_panels_and_rows():
 
 
 def test_plotting_leaves_the_backend_to_its_caller():
-    """claims/plotting.py chooses no backend, so a notebook's figures show inline."""
+    """claims/reporting/plotting.py chooses no backend, so a notebook's figures show inline."""
     import subprocess
     import sys
-    code = ("import matplotlib; matplotlib.use('svg'); import claims.plotting, claims.registry; "
+    code = ("import matplotlib; matplotlib.use('svg'); import claims.reporting.plotting, claims.registry; "
             "print(matplotlib.get_backend())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
@@ -84,9 +84,9 @@ def test_plotting_leaves_the_backend_to_its_caller():
 def test_a_quick_root_marks_every_verdict_and_figure_as_a_smoke_run(tmp_path):
     from PIL import Image
     import matplotlib.pyplot as plt
-    from claims import plotting
+    from claims.reporting import plotting
     from claims.base import PROFILE_FILE, SMOKE_PREFIX
-    from claims.report import write_table
+    from claims.reporting.report import write_table
     root = tmp_path / "quick"
     (root / "c5_mixture_weight").mkdir(parents=True)
     pd.DataFrame([dict(claim="C5", setting="d=1", measured="slope 0.1", theory="0",

@@ -1,7 +1,8 @@
-"""GPU batches (scripts/gpu_batch.py, experiments/gpu_batch.py) and their H100 estimate
-(experiments/cost.py): the replayed |G| is the learner's, the memo model, one-line errors, the
-committed batch files within the budget, and the whole run path on the CPU (``--device cpu``)
-giving the rows of the same cells run directly, then reusing every trial."""
+"""GPU batches (experiments/gpu_batch.py, their runs analysis/gpu_batch_run.py, the command line
+scripts/gpu_batch.py) and their H100 estimate (experiments/cost.py): the replayed |G| is the
+learner's, the memo model, one-line errors, the committed batch files within the budget, and the
+whole run path on the CPU (``--device cpu``) giving the rows of the same cells run directly,
+then reusing every trial."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from analysis import gpu_batch_run as runner
 from experiments import cost, gpu_batch, seeding
 from experiments.pipeline import run as run_cell
 
@@ -102,14 +104,20 @@ BAD = {
 }
 
 
-def test_price_batch_runs_the_price_table_on_the_device():
+def test_price_batch_runs_the_price_table_on_the_device(tmp_path, capsys):
     from analysis import mechanism_price
 
     batch = gpu_batch.load(ROOT / "batches" / "gpu" / "c4_price_d4.yaml")
-    cmd = gpu_batch.price_command(batch, Path("/tmp/out"))
-    assert cmd[1:5] == ["-m", "scripts.mechanism_price", "--dims", "4"]
-    assert cmd[-1] == "/tmp/out/" + mechanism_price.CSV_GPU == "/tmp/out/" + gpu_batch.PRICE_CSV_GPU
-    assert cmd[cmd.index("--device") + 1] == "cuda"
+    assert batch.price_dims == (4,) and not batch.entries
+    # the run is the library's price table at the batch's d, where make reproduce reads it
+    # (here at d = 1 on 2 samples of the design, on the CPU)
+    small = gpu_batch.Batch(batch.path, batch.name, [], (1,))
+    dest = runner.run_price(small, tmp_path, device="cpu", samples=2)
+    assert dest == tmp_path / mechanism_price.CSV_GPU == tmp_path / gpu_batch.PRICE_CSV_GPU
+    got = pd.read_csv(dest).drop(columns="histogram_seconds")
+    want = mechanism_price.price_table(mechanism_price.load_design(), (1,), 2)
+    pd.testing.assert_frame_equal(got, want.drop(columns="histogram_seconds"), check_exact=True)
+    assert f"wrote {dest}" in capsys.readouterr().out
     # the level-4 model: 200 samples of |G| = 2.6e11 at the H100's measured one-launch rate
     # (bench_gpu.csv: 1.9e11/s), plus the host's 0.25 s
     assert cost.price_seconds([2.6e11] * 200, 4, 192) == pytest.approx(
@@ -117,34 +125,36 @@ def test_price_batch_runs_the_price_table_on_the_device():
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_bad_batch_fails_in_one_line(case, tmp_path, capsys):
-    from scripts import gpu_batch as script
-
+def test_bad_batch_fails_in_one_line(case, tmp_path):
     text, expected = BAD[case]
     path = tmp_path / "bad.yaml"
     path.write_text(text)
-    with pytest.raises(SystemExit) as exc:
-        script.main([str(path), "--estimate", "--out", str(tmp_path / "out")])
-    assert exc.value.code == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""  # nothing estimated, nothing run
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
-    assert expected in lines[0]
+    with pytest.raises(gpu_batch.BatchError) as exc:  # before any cell is estimated or run
+        batch = gpu_batch.load(path)
+        gpu_batch.cells(batch, tmp_path / "out", device="cpu", workers=1)
+    assert "\n" not in str(exc.value) and expected in str(exc.value)
 
 
-def test_over_budget_is_refused_without_force(tmp_path, capsys, monkeypatch):
-    from scripts import gpu_batch as script
+def test_the_command_line_says_a_bad_batch_in_one_line(tmp_path):
+    text, expected = BAD["unknown entry key"]
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "scripts.gpu_batch", str(path), "--estimate",
+                           "--out", str(tmp_path / "out")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 2 and proc.stdout == ""  # nothing estimated, nothing run
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], proc.stderr
 
+
+def test_over_budget_is_refused_without_force(tmp_path, monkeypatch):
     path = write_batch(tmp_path / "b.yaml")
-    monkeypatch.setattr(gpu_batch, "BUDGET_MINUTES", 1e-6)
-    with pytest.raises(SystemExit) as exc:
-        script.main([str(path), "--estimate", "--out", str(tmp_path / "out")])
-    assert exc.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "over the budget" in err[0]
-    script.main([str(path), "--estimate", "--force", "--out", str(tmp_path / "out")])
-    assert "H100-minutes" in capsys.readouterr().out
+    minutes, _ = gpu_batch.estimate_minutes(path, tmp_path / "out")
+    assert 0 < minutes and runner.over_budget("tiny", minutes) is None
+    monkeypatch.setattr(gpu_batch, "BUDGET_MINUTES", minutes / 2)
+    refusal = runner.over_budget("tiny", minutes, " (--force to run it)")
+    assert "\n" not in refusal and refusal.endswith("(--force to run it)")
+    assert refusal.startswith(f"batch tiny estimates {minutes:.1f} H100-minutes, over the budget")
 
 
 COMMITTED = sorted((ROOT / "batches" / "gpu").glob("*.yaml"))
@@ -158,8 +168,7 @@ def test_there_are_committed_batches():
 def test_committed_batch_fits_the_budget(path):
     batch = gpu_batch.load(path)
     if batch.price_dims:  # C4's price table: the exact |G| of every sample of the design
-        from scripts import gpu_batch as script
-        minutes, lines = script.price_estimate(batch)
+        minutes, lines = runner.price_estimate(batch)
         assert 0 < minutes <= gpu_batch.BUDGET_MINUTES, "\n".join(lines)
         assert batch.name == path.stem
         return

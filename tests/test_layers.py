@@ -1,8 +1,9 @@
 """The import graph: one direction between layers, no circles, no borrowed private names.
 
 Layers, lowest first: ``ppm`` (the library) <- ``experiments`` <- ``analysis`` <- ``claims`` <-
-``scripts`` (command-line entry points, which nothing imports). Read from the source with
-``ast``, so a lazy import inside a function counts as much as one at the top.
+``scripts`` (command-line entry points, which nothing imports: not the tests either, which run
+them as a user does). Read from the source with ``ast``, so a lazy import inside a function
+counts as much as one at the top.
 """
 
 from __future__ import annotations
@@ -83,6 +84,52 @@ def test_nothing_imports_scripts():
     users = {name for name in MODULES for m, _ in _imports(name)
              if m.split(".")[0] == "scripts" and m != "scripts"}
     assert not users
+
+
+NOT_SCRIPTS = ("tests", "ppm", "experiments", "analysis", "claims", "hydra_plugins")
+
+
+def _script_imports(source: str) -> list[str]:
+    """The ``scripts`` modules a source imports, lazily or not: ``import scripts.x``, ``from
+    scripts import x``, ``from scripts.x import y``, ``importlib.import_module("scripts.x")``
+    and ``__import__("scripts.x")``. Running one (``python -m scripts.x`` in a subprocess) is
+    not importing it."""
+    def is_script(name) -> bool:
+        return isinstance(name, str) and (name == "scripts" or name.startswith("scripts."))
+
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names if is_script(a.name)]
+        elif isinstance(node, ast.ImportFrom) and not node.level and is_script(node.module):
+            out += [f"{node.module}.{a.name}" for a in node.names]
+        elif (isinstance(node, ast.Call) and node.args
+              and isinstance(node.args[0], ast.Constant) and is_script(node.args[0].value)
+              and ((isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                   or (isinstance(node.func, ast.Name) and node.func.id == "__import__"))):
+            out.append(node.args[0].value)
+    return out
+
+
+def test_the_scripts_scan_finds_every_kind_of_import():
+    source = ("import os\nimport scripts.figures\ndef f():\n    from scripts import summary\n"
+              "    import importlib\n    importlib.import_module('scripts.coverage')\n"
+              "    __import__('scripts.bench')\n"
+              "    subprocess.run([sys.executable, '-m', 'scripts.reproduce'])\n")
+    assert _script_imports(source) == ["scripts.figures", "scripts.summary", "scripts.coverage",
+                                       "scripts.bench"]
+
+
+def test_no_test_or_library_module_imports_scripts():
+    """scripts/ holds entry points only: the library, the pipeline, the claims and the tests
+    import none (a test runs a command line as a user does: ``python -m scripts.x``)."""
+    offenders = {}
+    for top in NOT_SCRIPTS:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            found = _script_imports(path.read_text())
+            if found:
+                offenders[str(path.relative_to(ROOT))] = found
+    assert not offenders, f"modules importing scripts: {offenders}"
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:

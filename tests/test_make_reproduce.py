@@ -253,37 +253,50 @@ LONG = "c2_hard_family_fine_alpha00125_quick"  # the longest sweep name, with it
 
 
 def test_the_run_s_own_lines_fit_100_columns_with_long_names():
+    from claims.reporting.terminal import fit_line
     from experiments import stamps
-    from scripts import reproduce, run_sweeps
+    from experiments.sweep_runner import progress_line
 
     root = "/a/results/root/whose/path/is/long/" + "x" * 60
-    lines = [reproduce.fit_line(run_sweeps.progress_line(44, 45, LONG, 43, 3600 * 9.5)),
+    lines = [fit_line(progress_line(44, 45, LONG, 43, 3600 * 9.5)),
              stamps.skip_line("C4's price table (" + "n" * 80 + ".csv)"),
-             reproduce.fit_line(f"[{LONG}] cell 117/120 done (n=262144 population.alpha=0.00125 "
-                                f"learner.epsilon=1 population.margin=0.1) | elapsed 1:02:03, "
-                                f"ETA 0:00:31"),
-             reproduce.fit_line(f"restore_cache: {LONG}: restored 123456 trials from "
-                                f"{root}/{LONG}/trials.csv (0 already in {root}/cache)"),
-             reproduce.fit_line("C6: " + "a measured value; " * 30 + "-> holds")]
+             fit_line(f"[{LONG}] cell 117/120 done (n=262144 population.alpha=0.00125 "
+                      f"learner.epsilon=1 population.margin=0.1) | elapsed 1:02:03, "
+                      f"ETA 0:00:31"),
+             fit_line(f"restore_cache: {LONG}: restored 123456 trials from "
+                      f"{root}/{LONG}/trials.csv (0 already in {root}/cache)"),
+             fit_line("C6: " + "a measured value; " * 30 + "-> holds")]
     for text in lines:
         assert all(len(line) <= 100 for line in text.splitlines()), text
     cell = lines[2]
     assert "\n" not in cell and cell.endswith("| elapsed 1:02:03, ETA 0:00:31") and "…" in cell
-    assert reproduce.fit_line("short line\n") == "short line"  # short lines as they are
+    assert fit_line("short line\n") == "short line"  # short lines as they are
     # wrapped, not cut: every word is still there
     whole = (f"restore_cache: {LONG}: restored 123456 trials from {root}/{LONG}/trials.csv "
              f"(0 already in {root}/cache)")
     assert "".join(lines[3].split()) == "".join(whole.split())
     assert "".join(lines[0].split()) == "".join(
-        run_sweeps.progress_line(44, 45, LONG, 43, 3600 * 9.5).split())
+        progress_line(44, 45, LONG, 43, 3600 * 9.5).split())
 
 
-def test_the_driver_and_the_sweeps_print_through_the_formatter(capsys):
-    """say() (the driver) and _say() (the sweeps) print at most 100 columns a line."""
-    from scripts import reproduce, run_sweeps
+def test_the_sweeps_relay_their_output_through_the_formatter():
+    """A sweep's output is relayed through the runner's formatter (the script's fit_line), one
+    line at a time; Hydra's listing and the sweep's own error line are not relayed."""
+    import io
+    import types
 
-    reproduce.Runner(dry=False).say("== done: results root " + "r/" * 60 + ": CSVs in ...")
-    run_sweeps._say(f"[{LONG}] all 120 cells complete in the trial cache: their trials.csv "
-                    f"written from it, no sweep launched")
-    out = capsys.readouterr().out
-    assert out.count("\n") >= 3 and all(len(line) <= 100 for line in out.splitlines())
+    from claims.reporting.terminal import fit_line
+    from experiments.sweep_runner import Runner
+
+    args = types.SimpleNamespace(verbose=False)
+    runner = Runner(args, fit=fit_line)
+    sweep = types.SimpleNamespace(tail=[])
+    long = (f"[{LONG}] all 120 cells complete in the trial cache: their trials.csv written from "
+            f"it, no sweep launched\n")
+    text = long + "[2026-11-28 10:00:00,123][HYDRA] \t#0 : n=8\nerror: bad\nshort\n"
+    out = io.StringIO()
+    runner.relay(sweep, io.StringIO(text), out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 3 and all(len(line) <= 100 for line in lines)
+    assert "".join("".join(lines[:-1]).split()) == "".join(long.split())
+    assert lines[-1] == "short" and len(sweep.tail) == 4

@@ -1,5 +1,5 @@
 """Every notebook (jupytext percent scripts in notebooks/) executes headless on the committed
-CSVs through the code path of ``make notebook`` (``scripts/notebook.py``), its figures inline."""
+CSVs through the code path of ``make notebook`` (``analysis/notebooks.py``), its figures inline."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.notebook import execute, to_html
+from analysis.notebooks import execute, to_html
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))

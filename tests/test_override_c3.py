@@ -10,7 +10,7 @@ import pytest
 
 from claims import c3_epsilon
 from claims.base import ResultStore
-from claims.report import write_claims
+from claims.reporting.report import write_claims
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,7 +42,7 @@ def test_one_epsilon_is_a_readable_verdict(tmp_path, epsilon):
     assert not failed, failed
     rows = done["C3"]
     # the alphas of one sweep read the same trials: one joint row per sweep stands for them
-    # (claims.accounting.one_per_trial_set), each alpha's row a breakdown of it
+    # (claims.rules.accounting.one_per_trial_set), each alpha's row a breakdown of it
     joint = [r for r in rows if r.statistic.startswith("every(")]
     single = [r for r in rows if r not in joint]
     assert single and all(f"inconclusive (this results root holds epsilon {epsilon:g} only"

@@ -15,9 +15,9 @@ matplotlib.use("Agg")
 from analysis.aggregate import n_hat_table  # noqa: E402
 from claims import registry  # noqa: E402
 from claims.base import ResultStore  # noqa: E402
-from claims.report import (CANNOT, MD_WIDTHS, MORE, NOT_RUN, PAGE_WIDTH,  # noqa: E402
-                           override_series,
-                           write_claims, write_table)
+from claims.reporting.report import (CANNOT, MD_WIDTHS, MORE, NOT_RUN, PAGE_WIDTH,  # noqa: E402
+                                     override_series,
+                                     write_claims, write_table)
 
 ROOT = Path(__file__).resolve().parent.parent
 C1 = registry.get("C1")

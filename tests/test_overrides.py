@@ -25,9 +25,9 @@ def test_a_sweep_without_the_key_is_left_out_and_the_others_kept(root):
 
 
 def test_a_rejected_value_leaves_the_sweep_out_and_a_fixed_swept_axis_is_noted(root):
-    from scripts.run_sweeps import _claims_of
+    from claims.selection import claims_of
     res = overrides.check(["c2_hard_family_quick", "c5_mixture_weight_quick"],
-                          ["population.w_pub=0.3"], root, "_quick", claims_of=_claims_of)
+                          ["population.w_pub=0.3"], root, "_quick", claims_of=claims_of)
     assert res.kept == ["c5_mixture_weight_quick"]
     assert ("'w_pub' parameter of MarginFamily must be a float among {0.5}. Got 0.3"
             in res.left_out["c2_hard_family_quick"])

@@ -344,7 +344,7 @@ def test_notebook_runs_on_results(tmp_path):
     ((float("nan"),) * 3 + (1.0, 1.2, 0), "not measured"),
 ])
 def test_c1_verdict_rule(args, expected):
-    from claims.verdicts import verdict
+    from claims.rules.verdicts import verdict
 
     assert verdict(*args) == expected
 

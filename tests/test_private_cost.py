@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from analysis.private_cost import log_g_at, private_cost_ratio_pooled
-from claims.predictions import prediction_verdict
-from claims.verdicts import FAILS, HOLDS
+from claims.rules.predictions import prediction_verdict
+from claims.rules.verdicts import FAILS, HOLDS
 from experiments.columns import D, EPSILON, ERM, PPM, W_PUB
 
 LOG_G = {1: 4.0, 2: 12.0, 3: 23.0}  # an exact-ln|G| shape: ratio (23 - 12) / (12 - 4) = 1.375

@@ -1,5 +1,5 @@
 """Provenance of every verdict row (``statistic``, ``trials``) and the rule one trial set, one
-counted row (claims.accounting.one_per_trial_set), on synthetic rows and on committed results."""
+counted row (claims.rules.accounting.one_per_trial_set), on synthetic rows and on committed results."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from claims.accounting import (JOINT, intersection_union, joint_part_verdict,
-                               one_per_trial_set, row_kind)
+from claims.rules.accounting import (JOINT, intersection_union, joint_part_verdict,
+                                     one_per_trial_set, row_kind)
 from claims.base import VerdictRow, parse_trial_set, share_trials, trial_set
 from claims.registry import CLAIMS
-from claims.verdicts import combined_verdict, counted
+from claims.rules.verdicts import combined_verdict, counted
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,12 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from claims import (c4_dimension, c4_mechanism, c4_price, c6_privacy, c10_homogeneity,
-                    real_breast_cancer, report)
-from claims.accounting import failed, row_kind
+from claims import c6_privacy, c10_homogeneity, real_breast_cancer
+from claims.c4 import dimension as c4_dimension, mechanism as c4_mechanism, price as c4_price
+from claims.reporting import report
+from claims.rules.accounting import failed, row_kind
 from claims.base import ResultStore, parse_trial_set, share_trials
 from claims.registry import get
-from claims.verdicts import counted
+from claims.rules.verdicts import counted
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 MINE = ("C4", "C6", "C7", "C10", "PA", "real data")
@@ -143,16 +144,17 @@ def test_c10_shift0_parity_is_a_check_that_can_fail(gap0, passes):
         c10_homogeneity.CLAIM.experiments)
 
 
-def test_c10_committed_rows_are_checks_but_one(analysed):
+def test_c10_committed_rows_are_checks_and_a_finding(analysed):
     if "C10" not in analysed:
         pytest.skip("no C10 results")
     rows = analysed["C10"]
-    # the one counted row: the baseline not built to fail (semi_private_all), reading both
-    # cells of c10_homogeneity at its largest n; every other row is a check or a reference
+    # the baseline not built to fail (semi_private_all), reading both cells of c10_homogeneity
+    # at its largest n, is a finding (shown, not counted); every other row is a check or a
+    # reference: nothing counted
     fair = [r for r in rows if r.extra.endswith("fair baseline")]
     rest = [r for r in rows if r not in fair]
-    assert len(fair) == 1 and counted(fair[0].verdict)
-    assert row_kind(fair[0].verdict, fair[0].extra) == "statistical"
+    assert len(fair) == 1 and not counted(fair[0].verdict)
+    assert row_kind(fair[0].verdict, fair[0].extra) == "reference"
     assert {sel.get("shift") for _, sel in parse_trial_set(fair[0].trials)} == {"0", "1"}
     shift0 = [r for r in rest if all(sel.get("shift") == "0"
                                      for _, sel in parse_trial_set(r.trials))]

@@ -1,7 +1,7 @@
 """Provenance of C11-C16's rows (KMMS19, BNS15): what each row computes and which trials it
 reads (``VerdictRow.statistic``, ``trials``), which rows share trials and are therefore counted
-jointly (:func:`claims.accounting.one_per_trial_set`), and the rows whose outcome a construction
-fixes, which are checks, not evidence (:func:`claims.accounting.as_check`)."""
+jointly (:func:`claims.rules.accounting.one_per_trial_set`), and the rows whose outcome a construction
+fixes, which are checks, not evidence (:func:`claims.rules.accounting.as_check`)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from claims import (c11_set_cover as c11, c12_grid_halfplanes as c12, c13_generic as c13,
-                    c14_label_boost as c14, c15_active as c15, c16_union_polygons as c16, report)
-from claims.accounting import JOINT, failed, row_kind
+                    c14_label_boost as c14, c15_active as c15)
+from claims.c16 import union_polygons as c16
+from claims.reporting import report
+from claims.rules.accounting import JOINT, failed, row_kind
 from claims.base import ResultStore, parse_trial_set, share_trials
-from claims.verdicts import counted
+from claims.rules.verdicts import counted
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = {"C11": c11, "C12": c12, "C13": c13, "C14": c14, "C15": c15, "C16": c16}

@@ -15,19 +15,21 @@ from pathlib import Path
 
 import pytest
 
-from claims import (c1_realizable, c2_agnostic, c3_epsilon, c5_mixture_weight, c8_relaxations,
-                    c9_domain, report)
-from claims.accounting import row_kind
+from claims import c1_realizable, c3_epsilon, c5_mixture_weight, c8_relaxations, c9_domain
+from claims.c2 import agnostic as c2_agnostic
+from claims.c2 import two_term as c2_two_term
+from claims.reporting import report
+from claims.rules.accounting import row_kind
 from claims.base import ResultStore, parse_trial_set, share_trials
-from claims.outcomes import FAILS, HOLDS
-from claims.verdicts import counted
+from claims.rules.outcomes import FAILS, HOLDS
+from claims.rules.verdicts import counted
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = (c1_realizable, c2_agnostic, c3_epsilon, c5_mixture_weight, c8_relaxations,
            c9_domain)
 # Sweeps a claim reads that belong to another claim's experiments, taken from the module that
 # reads them (C9's d = 2 rows read C12's trials, which C12 counts).
-BORROWED = {"C9": {c9_domain.c12.EXPERIMENT}}
+BORROWED = {"C9": {c9_domain.D2_EXPERIMENT}}
 M = math.log(c5_mixture_weight.EQUIVALENCE_FACTOR)
 
 
@@ -176,7 +178,7 @@ def test_c2_family_cells(rows):
     fam = [r for r in mine if r.extra.startswith("hard family")]
     small = [r for r in fam if r.statistic == c2_agnostic.FAMILY_STAT and r.epsilon == 1.0
              and "pure slope" not in r.extra]
-    two = [r for r in fam if r.statistic == c2_agnostic.TWO_TERM_STAT]
+    two = [r for r in fam if r.statistic == c2_two_term.TWO_TERM_STAT]
     eps01 = [r for r in fam if r.epsilon == 0.1]
     assert len(small) == 1 and len(two) == 1 and eps01
     # the small-alpha range and the two-term range share only the alpha = 0.01 population
@@ -226,4 +228,4 @@ def test_c9_contrasts_are_counted_jointly_and_the_flat_rows_are_breakdowns(rows)
     joint = [r for r in mine if _kind(r) == "joint"]
     assert len(joint) == 1 and joint[0].trials == c9_domain.EXPERIMENT
     d2 = [r for r in mine if r.d == 2]
-    assert d2 and {r.trials for r in d2} == {c9_domain.c12.EXPERIMENT}
+    assert d2 and {r.trials for r in d2} == {c9_domain.D2_EXPERIMENT}

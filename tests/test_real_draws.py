@@ -1,4 +1,4 @@
-"""Real data with several mechanism draws per split (``scripts/real_draws.py``) and the
+"""Real data with several mechanism draws per split (``experiments/real_draws.py``) and the
 variance decomposition of ``claims/real_breast_cancer.py`` that reads them."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from claims import real_breast_cancer as real
 from ppm.core.learner import PPMHalfspaceLearner
-from scripts import real_draws
+from experiments import real_draws
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,10 +81,14 @@ def test_committed_draws_reproduce_the_sweep_and_feed_the_rows():
     assert real_draws.check_draw_zero(draws, committed) == 400  # 40 splits x 5 eps x 2
     assert draws.groupby(["trial", "learner", "learner.epsilon"]).size().eq(20).all()
     rows = real.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
-    assert len(rows) == 10  # 5 epsilons x (fair DP-LR, counted; diffprivlib's, a reference)
-    for r in rows:
+    # 5 epsilons x (fair DP-LR, shown; diffprivlib's, a reference) + the joint counted row
+    per_eps = [r for r in rows if np.isfinite(r.epsilon)]
+    assert len(rows) == 11 and len(per_eps) == 10
+    for r in per_eps:
         assert "20 mechanism draws per split" in r.setting
-        assert "(splits)" in r.measured and "(mechanisms)" in r.measured
+        assert "(mechanisms)" in r.measured
+        # the split-level part: estimated, or said not to be (never a clipped 0)
+        assert ("(splits)" in r.measured) != ("not estimable" in r.measured)
         assert "detectable at 80% power" in r.measured
 
 
@@ -103,9 +107,9 @@ def test_stale_draws_are_not_read(tmp_path):
         d.loc[(d.draw == 0) & (d.learner == "ppm") & (d.trial == 3), "error"] += 0.01
         d.to_csv(path, index=False)
     stale = real.CLAIM.analyse(ResultStore(tmp_path, n_boot=10))
-    assert len(stale) == 10
-    assert all("is stale" in r.measured and "1 mechanism draw per split" in r.setting
-               for r in stale)
+    assert len(stale) == 11 and all("is stale" in r.measured for r in stale)
+    assert all("1 mechanism draw per split" in r.setting for r in stale
+               if np.isfinite(r.epsilon))
 
 
 def test_committed_fair_draws_reproduce_the_fair_sweep_and_pair_with_the_main_one():
@@ -122,14 +126,21 @@ def test_committed_fair_draws_reproduce_the_fair_sweep_and_pair_with_the_main_on
 
 
 def test_only_the_fair_comparison_is_counted():
-    from claims.accounting import row_kind
     from claims.base import ResultStore
+    from claims.rules.accounting import row_kind
+    from claims.rules.verdicts import counted
     rows = real.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
-    fair = [r for r in rows if "vs fair DP-LR" in r.setting]
+    fair = [r for r in rows if "vs fair DP-LR" in r.setting and np.isfinite(r.epsilon)]
+    joint = [r for r in rows if "read jointly" in r.setting]
     ref = [r for r in rows if "vs DP-LR" in r.setting]
-    assert len(fair) == len(ref) == 5
+    assert len(fair) == len(ref) == 5 and len(joint) == 1
     assert all(row_kind(r.verdict) == "reference" for r in ref)
-    assert all(row_kind(r.verdict) != "reference" for r in fair)
+    # the five epsilons share the splits: one counted row reads them all, each shown alone
+    assert [r for r in rows if counted(r.verdict)] == joint
+    assert all(r.verdict.startswith("breakdown (not counted: one epsilon of the joint row")
+               for r in fair)
     assert all(r.trials.startswith("real_breast_cancer_fair[") for r in fair)
+    assert all(f"real_breast_cancer_fair[epsilon={r.epsilon:g}]" in joint[0].trials.split(";")
+               for r in fair)
     assert all("identical to real_breast_cancer's on 200 of 200 trials" in r.measured
                for r in fair)

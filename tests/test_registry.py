@@ -163,3 +163,43 @@ def test_a_warning_of_fit_points_at_the_users_line_through_the_wrappers():
         with pytest.warns(NoPublicExamplesWarning) as record:
             est.fit(X, y, none_public)
         assert {w.filename for w in record} == {__file__}, type(est).__name__
+
+
+def test_every_private_learner_declares_its_audit_release_and_checks():
+    """What lists the private learners (the audit runner and its script, the audit claim, the
+    private-state, audit and check tests, docs/usage.md's table) is derived from what each one
+    declares beside its class (ppm.audit_spec): every one has a declaration, numbered once."""
+    from ppm.audit_spec import declared, missing_declarations, private_learners
+    assert not missing_declarations(), "\n".join(missing_declarations())
+    assert {cls for _, cls, _ in declared()} == set(private_learners())
+    assert len(private_learners()) >= 13
+
+
+def test_a_new_private_learner_without_declarations_is_told_what_to_add():
+    from sklearn.base import BaseEstimator
+
+    from ppm.audit_spec import PrivacyAudit, missing_declarations
+    from ppm.validation import EPSILON
+
+    class ToyPrivate(BaseEstimator):
+        _parameter_constraints = {"epsilon": EPSILON}
+
+        def __init__(self, *, epsilon=1.0):
+            self.epsilon = epsilon
+
+    registry.configurable("baseline", stable_name="tests.ToyPrivate")(ToyPrivate)
+    try:
+        lines = [m for m in missing_declarations() if "ToyPrivate" in m]
+        assert len(lines) == 3 and "_privacy_audits" in lines[0]
+        assert "_released" in lines[1] and "_expected_failed_checks" in lines[2]
+        ToyPrivate._released = ("rule_",)
+        ToyPrivate._expected_failed_checks = {}
+        ToyPrivate._privacy_audits = classmethod(lambda cls: (PrivacyAudit(
+            kind="none", index=0, row=0, paper="p", neighbours="n"),))
+        # declared, but numbered like an existing audit: the clash is named
+        assert [m for m in missing_declarations() if "ToyPrivate" in m] == []
+        assert any(m.startswith("PrivacyAudit.index") for m in missing_declarations())
+    finally:
+        registry.unregister(ToyPrivate)
+    with pytest.raises(ValueError, match="kind"):
+        PrivacyAudit(kind="maybe", index=0, row=0, paper="p", neighbours="n")

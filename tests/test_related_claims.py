@@ -20,9 +20,9 @@ from claims import c12_grid_halfplanes as c12
 from claims import c13_generic as c13
 from claims import c14_label_boost as c14
 from claims import c15_active as c15
-from claims import c16_union_polygons as c16
+from claims.c16 import union_polygons as c16
 from claims.base import ResultStore
-from claims.verdicts import FAILS, HOLDS, counted
+from claims.rules.verdicts import FAILS, HOLDS, counted
 from ppm.semi_supervised.big_grid import NoisyBigGridThresholds
 from ppm.semi_supervised.big_points import as_big_points
 from ppm.set_cover import SetCoverLearner

@@ -14,9 +14,10 @@ import pytest
 
 matplotlib.use("Agg")
 
-from claims import report  # noqa: E402
+from claims.reporting import report  # noqa: E402
 from experiments import stamps  # noqa: E402
-from scripts import figures  # noqa: E402
+from claims import registry  # noqa: E402
+from claims.reporting import figures  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
@@ -36,7 +37,8 @@ def root(tmp_path) -> Path:
 
 @pytest.fixture()
 def analysed(monkeypatch) -> list[str]:
-    """The claims the figures step analyses, one entry per call of claims.report.write_claim."""
+    """The claims the figures step analyses, one entry per call of
+    claims.reporting.report.write_claim."""
     calls: list[str] = []
     real = report.write_claim
 
@@ -48,9 +50,11 @@ def analysed(monkeypatch) -> list[str]:
     return calls
 
 
-def _figures(root: Path) -> int:
-    return figures.main(["--results", str(root), "--only", "C5", "C9", "--n-boot", "20",
-                         "--n-jobs", "1"])
+def _figures(root: Path, only=("C5", "C9"), n_boot: int = 20, force: bool = False) -> int:
+    """The figures step (``python -m scripts.figures --only ...``) on ``root``, in this
+    process."""
+    return figures.draw([registry.get(k) for k in only], root, n_boot=n_boot, n_jobs=1,
+                        force=force)
 
 
 def test_a_second_figures_step_does_no_work_and_a_changed_table_redoes_its_claim(
@@ -98,12 +102,10 @@ def test_a_missing_output_or_another_option_redoes_the_claim(root, analysed):
     analysed.clear()
     assert _figures(root) == 0 and analysed == ["C5"]
     analysed.clear()
-    assert figures.main(["--results", str(root), "--only", "C9", "--n-boot", "21",
-                         "--n-jobs", "1"]) == 0
+    assert _figures(root, only=("C9",), n_boot=21) == 0
     assert analysed == ["C9"]
     analysed.clear()
-    assert figures.main(["--results", str(root), "--only", "C9", "--n-boot", "21",
-                         "--n-jobs", "1", "--force"]) == 0
+    assert _figures(root, only=("C9",), n_boot=21, force=True) == 0
     assert analysed == ["C9"]
 
 
@@ -168,14 +170,15 @@ def test_stamps_live_in_the_ignored_trial_cache():
 
 
 def test_an_unchanged_sweep_is_neither_composed_nor_aggregated_and_a_new_trial_redoes_it(
-        tmp_path, monkeypatch, capsys):
+        tmp_path, monkeypatch):
     """``scripts.run_sweeps``: a sweep whose stamp is fresh (the same configs and code, each
     cell's stored trials, its two tables) is skipped in one line; one more trial in one of its
-    cells, or an edited table, runs its last steps again."""
-    import types
+    cells, or an edited table, runs its last steps again (experiments/sweep_stamps.py)."""
+    import os
+    import subprocess
 
     from experiments import cache
-    from scripts import run_sweeps
+    from experiments.sweep_stamps import stamp_sweeps, sweep_fresh, sweep_options
 
     monkeypatch.delenv("PPM_ARGS", raising=False)
     results, outputs, name = tmp_path / "r", tmp_path / "o", "c5_mixture_weight"
@@ -186,38 +189,30 @@ def test_an_unchanged_sweep_is_neither_composed_nor_aggregated_and_a_new_trial_r
     (results / name).mkdir(parents=True)
     for table in ("trials.csv", "n_hat.csv"):
         (results / name / table).write_text("a\n1\n")
-    run_sweeps.stamp_sweeps(str(results), str(outputs), [name], "_quick", [])
+    options = sweep_options(name, "_quick", [])
 
-    calls: list[str] = []
+    def fresh() -> bool:
+        return sweep_fresh(str(results), name, options)
 
-    def composed(*args):
-        calls.append("compose")
-        return 1  # every cell complete in the cache: its trials.csv written from it
-
-    def aggregated(*args, **kwargs):
-        calls.append("aggregate")
-        return types.SimpleNamespace(returncode=0, stdout="", stderr="")
-
-    monkeypatch.setattr(run_sweeps, "finished_in_cache", composed)
-    monkeypatch.setattr(run_sweeps.subprocess, "run", aggregated)
-    argv = ["--results", str(results), "--suffix", "_quick", "--outputs", str(outputs), name]
-    monkeypatch.setattr(run_sweeps.shutil, "rmtree", lambda *a, **k: None)  # keep the job dir
-
-    assert run_sweeps.main(argv) == 0
-    assert calls == []
-    out = capsys.readouterr().out
-    assert "skipped, unchanged since aggregated" in out and "all 1 sweep(s)" in out
+    assert not fresh()  # never stamped
+    stamp_sweeps(str(results), str(outputs), [name], "_quick", [])
+    assert fresh()
+    # the command skips it in one line, composing and aggregating nothing
+    env = {k: v for k, v in os.environ.items() if k != "PPM_ARGS"}
+    proc = subprocess.run([sys.executable, "-m", "scripts.run_sweeps", "--results", str(results),
+                           "--suffix", "_quick", "--outputs", str(outputs), name], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "skipped, unchanged since aggregated" in proc.stdout and "all 1 sweep(s)" in proc.stdout
+    assert (outputs / name / "0" / "trials.csv").is_file()  # nothing launched or removed
 
     cache.write_text(results / "cache" / key, 1, "trial,error\n1,0.25\n")  # one more trial
-    assert run_sweeps.main(argv) == 0
-    assert calls == ["compose", "aggregate"]
-
-    calls.clear()
-    assert run_sweeps.main(argv) == 0 and calls == []  # stamped again after aggregating
+    assert not fresh()
+    stamp_sweeps(str(results), str(outputs), [name], "_quick", [])
+    assert fresh()  # stamped again after aggregating
     (results / name / "n_hat.csv").write_text("a\n2\n")
-    assert run_sweeps.main(argv) == 0 and calls == ["compose", "aggregate"]
-    calls.clear()
-    assert run_sweeps.main([*argv[:-1], "--verbose", name]) == 0 and calls == []
+    assert not fresh()
+    stamp_sweeps(str(results), str(outputs), [name], "_quick", [])
+    assert fresh()
     monkeypatch.setenv("PPM_ARGS", "trials=3")  # other options: not the same sweep
-    assert not run_sweeps.sweep_fresh(str(results), name,
-                                      run_sweeps.sweep_options(name, "_quick", ["trials=3"]))
+    assert not sweep_fresh(str(results), name, sweep_options(name, "_quick", ["trials=3"]))

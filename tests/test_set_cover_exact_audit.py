@@ -5,7 +5,7 @@ The law is recomputed by integration against the Laplace density and checked aga
 learner's own fits (chi-square); on the audit's instance its exact loss stays within the
 stated basic-composition bound for every neighbour, the 2x leak's exact loss stays below the
 stated epsilon (so no audit can catch that control, at any run count), and the control the
-script reads instead is the smallest multiplier whose exact loss exceeds it."""
+audit runner reads instead is the smallest multiplier whose exact loss exceeds it."""
 
 from __future__ import annotations
 
@@ -17,24 +17,25 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from analysis import privacy_audit_runs as P
 from analysis import set_cover_exact as E
 from ppm.set_cover import DisjunctionLearner, SetCoverLearner
-from scripts import privacy_audits as P
+from ppm.set_cover import learner as S
 
 X0 = np.array([[1, 1], [1, 0], [0, 1], [0, 0]])
 Y0 = np.array([1, 0, 0, 0])
 
 
 def _learner(cls=SetCoverLearner, m=1.0, **kw):
-    return cls(k=1, epsilon=P.SC_EPS, delta=P.SC_DELTA, hypotheses="literals",
-               alpha0=P.SC_ALPHA0, epsilon_hat=P.set_cover_hat(m), **kw)
+    return cls(k=1, epsilon=S.SC_EPS, delta=S.SC_DELTA, hypotheses="literals",
+               alpha0=S.SC_ALPHA0, epsilon_hat=S.set_cover_hat(m), **kw)
 
 
 def test_the_exact_law_is_the_learners_own():
     for cls, y in ((SetCoverLearner, Y0), (DisjunctionLearner, 1 - Y0)):
         law = E.prediction_law(_learner(cls), X0, y)
         assert math.isclose(sum(law.values()), 1.0, abs_tol=1e-9)
-        draws = Counter(_learner(cls, random_state=s).fit(X0, y).predict(P.CUBE)
+        draws = Counter(_learner(cls, random_state=s).fit(X0, y).predict(S.CUBE)
                         .astype(np.int64).tobytes() for s in range(3000))
         assert set(draws) <= set(law)  # nothing outside the computed support
         keys = sorted(law)
@@ -55,7 +56,7 @@ def test_every_neighbour_of_the_audit_instance_is_within_the_stated_bound():
         X, y = X0.copy(), Y0.copy()
         X[i], y[i] = x, v
         worst = max(worst, E.pair_loss(base, E.prediction_law(est, X, y)))
-    assert worst <= P.set_cover_claim() + 1e-9
+    assert worst <= S.set_cover_claim() + 1e-9
     assert worst > 0.1  # the audit sees the learner move
 
 
@@ -63,11 +64,11 @@ def test_every_neighbour_of_the_audit_instance_is_within_the_stated_bound():
 def test_the_2x_leak_cannot_be_caught_and_the_control_moves_to_where_it_can():
     spec = next(s for s in P.statistical_specs() if s["learner"] == "SetCoverLearner (literals)")
     eps = spec["epsilon"]
-    exact = {m: spec["exact"](m, spec["pairs"]) for m in (1.0,) + P.SC_MULTIPLIERS}
+    exact = {m: spec["exact"](m, spec["pairs"]) for m in (1.0,) + S.SC_MULTIPLIERS}
     assert exact[1.0] < exact[2.0] < exact[3.0] < exact[4.0]  # the leaks do leak more
     assert exact[2.0] <= eps  # loose: the 2x leak is not a violation of the stated epsilon
-    chosen = P.control_factor(exact, eps, P.SC_MULTIPLIERS)
-    assert exact[chosen] > eps and all(exact[m] <= eps for m in P.SC_MULTIPLIERS if m < chosen)
+    chosen = P.control_factor(exact, eps, S.SC_MULTIPLIERS)
+    assert exact[chosen] > eps and all(exact[m] <= eps for m in S.SC_MULTIPLIERS if m < chosen)
     # a tight mechanism keeps the 2x control
     assert P.control_factor({1.0: 1.0, 2.0: 2.0}, 1.0, (2.0,)) == P.CONTROL_FACTOR
     assert P.control_factor({2.0: 0.5, 3.0: 0.9}, 1.0, (2.0, 3.0)) == math.inf

@@ -9,8 +9,9 @@ labels other than 0/1 the copy also names the first label (sorted) as the learne
 ``fit``. The library itself never guesses either: ``fit(X, y)`` without ``public`` raises where
 the mask is needed, and so do labels other than 0/1 without the role parameter
 (tests/test_sklearn_api.py). Each expected failure below is a limitation of the algorithm or of
-its domain, with the reason (``ppm.sklearn_checks.EXPECTED_FAILED_CHECKS``, composed from named sets);
-docs/usage.md's table is generated from them (claims.docs_blocks.learners_table).
+its domain, with the reason, declared on the learner's class (``_expected_failed_checks``,
+composed from the named sets of ppm.sklearn_checks; ``EXPECTED_FAILED_CHECKS`` is derived from
+those declarations); docs/usage.md's table is generated from them (claims.reporting.docs_blocks.learners_table).
 
 The learners come from the registry (ppm.registry): every learner and baseline a config can
 instantiate runs the checks on the instance(s) its class declares (``_check_params`` or
@@ -26,7 +27,7 @@ import pytest
 from sklearn.utils.estimator_checks import (check_estimator, estimator_checks_generator,
                                             parametrize_with_checks)
 
-from claims import docs_blocks
+from claims.reporting import docs_blocks
 from ppm.registry import registered
 from ppm.sklearn_checks import (EXPECTED_FAILED_CHECKS, check_instances, check_key,
                                 expected_failed_checks, for_sklearn_checks)
@@ -71,8 +72,8 @@ def test_the_expected_failures_are_checks_of_the_suite_with_reasons():
 
 
 def test_usage_table_is_generated_from_the_expected_failures():
-    """docs/usage.md's block ``learners`` is what claims.docs_blocks renders (refresh it with
-    ``python -m claims.docs_blocks``), one row per check instance with its count."""
+    """docs/usage.md's block ``learners`` is what claims.reporting.docs_blocks renders (refresh it with
+    ``python -m claims.reporting.docs_blocks``), one row per check instance with its count."""
     text = (Path(__file__).resolve().parent.parent / "docs" / "usage.md").read_text()
     block = docs_blocks.read_block(text, "learners")
     assert block is not None and block == docs_blocks.learners_block().rstrip("\n") + "\n"

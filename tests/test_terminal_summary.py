@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from claims.registry import CLAIMS
-from claims.terminal import AUDIT_HEADER, deciding_number, summary_lines, verdict_word
+from claims.reporting.terminal import AUDIT_HEADER, deciding_number, summary_lines, verdict_word
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,16 +53,16 @@ def test_committed_table_fits_100_columns():
     assert any("summary_details.md" in line for line in lines)
 
 
-def test_summary_script_prints_the_digest(tmp_path, capsys):
-    # scripts.summary on a copy of the committed per-claim summaries (never on results/ itself,
-    # which would refresh the README's generated blocks)
+def test_the_summary_step_prints_the_digest(tmp_path, capsys):
+    # the summary step (python -m scripts.summary) on a copy of the committed per-claim
+    # summaries (never on results/ itself, which would refresh the README's generated blocks)
     for claim in CLAIMS:
         src = ROOT / "results" / claim.name / "summary.csv"
         if src.exists():
             (tmp_path / claim.name).mkdir()
             shutil.copy(src, tmp_path / claim.name / "summary.csv")
-    from scripts import summary
-    summary.main(["--results", str(tmp_path)])
+    from claims.reporting.summary import summarise
+    summarise(tmp_path)
     out = capsys.readouterr().out.splitlines()
     assert out and max(map(len, out)) <= 100
     # one statistical line each; the audits and checks (C16's check, C6's audit) come below

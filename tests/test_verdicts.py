@@ -13,13 +13,13 @@ import pytest
 from scipy import stats
 
 from analysis.dose_response import use_reading
-from claims.real_breast_cancer import nadeau_bengio
-from claims.report import verdict_table
-from claims.predictions import (prediction_bands, prediction_verdict, rate_verdict,
-                                theory_with_alternative)
-from claims.accounting import row_kind
-from claims.verdicts import (FAILS, FASTER, HOLDS, SLOPE_TOL, combined_verdict, counted,
-                             markdown_table, mean_ci, slope_band, upper_bound_verdict, verdict)
+from analysis.split_comparison import nadeau_bengio
+from claims.reporting.report import verdict_table
+from claims.rules.predictions import (prediction_bands, prediction_verdict, rate_verdict,
+                                      theory_with_alternative)
+from claims.rules.accounting import row_kind
+from claims.rules.verdicts import (FAILS, FASTER, HOLDS, SLOPE_TOL, combined_verdict, counted,
+                                   markdown_table, mean_ci, slope_band, upper_bound_verdict, verdict)
 from analysis.slopes import sample_complexity_slope_against, sample_complexity_slope_paired
 
 TH = (1.0, 1.2)
@@ -241,7 +241,7 @@ def test_a_cell_censored_in_a_replicate_enters_at_the_largest_n():
 def test_a_missing_upper_end_draws_an_open_whisker():
     import matplotlib.pyplot as plt
 
-    from claims import plotting
+    from claims.reporting import plotting
     sub = pd.DataFrame({"n_hat": [100.0, 200.0], "n_hat_lo": [80.0, 150.0],
                         "n_hat_hi": [130.0, np.nan], "censored": ["", ""]})
     fig, ax = plt.subplots()
@@ -301,7 +301,7 @@ def test_two_alphas_with_the_same_crossings_are_one_measurement():
     from dataclasses import dataclass
 
     from analysis.sample_complexity import crossing_signature
-    from claims.verdicts import mark_same_measurement
+    from claims.rules.verdicts import mark_same_measurement
     grid = [16, 32, 64, 128, 256]
     df = _step_trials({1: 64, 2: 128}, grid)  # errors 0 or 0.5: alpha 0.05 and 0.2 alike
     s1, s2 = (crossing_signature(df, a, 0.1, by=["x"]) for a in (0.05, 0.2))
@@ -321,7 +321,7 @@ def test_two_alphas_with_the_same_crossings_are_one_measurement():
 
 
 def test_checks_are_not_settings_and_a_failed_check_is_loud():
-    from claims.verdicts import check_verdict
+    from claims.rules.verdicts import check_verdict
     assert check_verdict(True) == "check: passed"
     assert combined_verdict(["holds", "holds", check_verdict(True)]) == \
         "holds in 2 of 2 settings"
@@ -338,7 +338,7 @@ def test_checks_are_not_settings_and_a_failed_check_is_loud():
     (0.5, 1.0, "upper bound", FASTER),
 ])
 def test_a_censored_estimate_decides_only_on_its_own_side(lo, hi, direction, expected):
-    from claims.verdicts import bound_estimate_verdict
+    from claims.rules.verdicts import bound_estimate_verdict
     fit = {"slope": (lo + hi) / 2, "lo": lo, "hi": hi, "n_points": 9}
     assert bound_estimate_verdict(fit, 2.0, 2.1, direction).startswith(expected)
 
@@ -368,7 +368,8 @@ def test_c10_has_no_escape_through_a_small_error():
 
 
 def test_real_data_separates_mechanism_noise_from_the_split_overlap():
-    from claims.real_breast_cancer import comparison, split_mechanism_interval
+    from analysis.split_comparison import split_mechanism_interval
+    from claims.real_breast_cancer import comparison
     rng = np.random.default_rng(0)
     # 40 splits x 20 draws: the splits agree (no split variance), the mechanism is noisy
     by_split = [0.05 + 0.3 * rng.standard_normal(20) for _ in range(40)]
@@ -381,6 +382,13 @@ def test_real_data_separates_mechanism_noise_from_the_split_overlap():
     assert split_mechanism_interval(one, 200, 369)[4] is False
     assert split_mechanism_interval(one, 200, 369)[:4] == pytest.approx(
         nadeau_bengio([d[0] for d in one], 200, 369))
+    # split means that vary less than the mechanism noise alone makes them: the split-level
+    # variance is not estimable (not clipped to 0): Nadeau-Bengio on the split means
+    flat_splits = [d - d.mean() + 0.05 for d in by_split]  # every split mean exactly 0.05
+    wobble = [d + 1e-3 * (i % 2) for i, d in enumerate(flat_splits)]
+    m2, lo2, hi2, _, sep2 = split_mechanism_interval(wobble, 200, 369)
+    assert sep2 is False
+    assert (m2, lo2, hi2) == pytest.approx(nadeau_bengio([d.mean() for d in wobble], 200, 369)[:3])
     # an interval straddling 0 is no evidence of "no difference"
     assert comparison(-0.458, 0.743).startswith("inconclusive")
     assert comparison(-0.01, 0.015).startswith("no difference")
@@ -564,3 +572,14 @@ def test_a_claim_with_reference_rows_only_is_not_called_not_run():
     v = combined_verdict(["reference (precondition not met, not a bug: x)", "reference (y): z"])
     assert v.startswith("nothing counted: 2 reference") and "not run" not in v
     assert combined_verdict([]) == "not run"
+
+
+def test_real_data_joint_row_reads_every_epsilon_once():
+    from claims.real_breast_cancer import joint_verdict
+    assert joint_verdict([(0.1, 0.06, 0.01, 0.1), (1.0, 0.0, -0.1, 0.1)], "fair DP-LR") == (
+        "PPM better (at epsilon 0.1)")
+    assert joint_verdict([(0.1, -0.06, -0.1, -0.01), (1.0, 0.06, 0.01, 0.1)], "X").startswith(
+        "mixed (PPM better at epsilon 1, X better at 0.1")
+    assert joint_verdict([(0.1, 0.0, -0.01, 0.01)], "X").startswith("no difference")
+    v = joint_verdict([(0.1, 0.0, -0.01, 0.01), (1.0, 0.0, -0.2, 0.1)], "X")
+    assert v.startswith("inconclusive") and counted(v)

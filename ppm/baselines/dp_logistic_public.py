@@ -57,6 +57,8 @@ from sklearn.utils._param_validation import StrOptions
 from ppm.baselines.linear import LinearRule
 from ppm.baselines.logistic import public_scaling
 from ppm.registry import configurable
+from ppm.audit_spec import PrivacyAudit
+from ppm.sklearn_checks import DP_ONE_LABEL, EMPTY_SAMPLE, FIT1D
 from ppm.validation import EPSILON, RANDOM_STATE, check_labelled_data, check_random_state
 
 C_LOGISTIC = 0.25  # the bound c on the logistic loss's second derivative (CMS11 Corollary 11)
@@ -147,6 +149,22 @@ class PublicAwareDPLogisticRegression(LinearRule, ClassifierMixin, BaseEstimator
     _parameter_constraints = {"epsilon": EPSILON, "C": EPSILON,
                               "data_norm": [*EPSILON, StrOptions({"public"})],
                               "random_state": RANDOM_STATE}
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("coef_", "intercept_")
+    _expected_failed_checks = FIT1D | EMPTY_SAMPLE | DP_ONE_LABEL
+
+    @classmethod
+    def _privacy_audits(cls):
+        """None: a continuous output law (docs/privacy_audits.md)."""
+        return (PrivacyAudit(
+            kind="none", index=13, row=4,
+            paper="CMS11 objective perturbation, public rows in the regularizer",
+            setting="continuous output law (no enumeration); the same objective perturbation as "
+                    "DPLogisticRegression, whose sampled audit had no power at feasible run "
+                    "counts; the privacy argument: ppm/baselines/dp_logistic_public.py",
+            neighbours="replace one private row by any (x, y); public rows fixed (not protected)",
+            verdict="not audited", source="docs/privacy_audits.md"),)
 
     def __init__(self, *, epsilon=1.0, C=1.0, data_norm="public", random_state=None):
         self.epsilon = epsilon

@@ -47,6 +47,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.registry import configurable
+from ppm.audit_spec import EVERY, GRID4, PrivacyAudit, neighbour_pairs
+from ppm.sklearn_checks import FIT1D, LINE_BELOW_BAR, LINE_NO_MULTICLASS, ONE_D_INDEXED
 from ppm.validation import (
     EPSILON,
     RANDOM_STATE,
@@ -126,6 +128,26 @@ class GridExponentialMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator
 
     # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
     _check_params = {"epsilon": 5.0, "T": 16, "low": -3.0, "high": 3.0}
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("hypothesis_", "hypothesis_index_", "threshold_")
+    _expected_failed_checks = FIT1D | LINE_NO_MULTICLASS | LINE_BELOW_BAR | ONE_D_INDEXED
+
+    @classmethod
+    def _privacy_audits(cls):
+        """Statistical: predictions on the T = 4 grid; leak: the learner at m epsilon."""
+        def leak(m):
+            def run(data, rs):
+                X, y = data
+                return cls(epsilon=1.0 * m, T=4, random_state=rs).fit(X, y).predict(GRID4[:, None])
+            return run
+        base = {"X": GRID4[[0, 1, 2, 3]][:, None], "y": [0, 0, 1, 1]}
+        return (PrivacyAudit(
+            kind="statistical", index=0, row=1, paper="BMN20 baseline (fully private)",
+            leak=leak, n_select=1000, n_eval=3000, neighbours=EVERY,
+            setting="T=4 grid of [0, 1], n=4; probes: the 4 grid points",
+            pairs=lambda: neighbour_pairs(base, [{"y": (3, 0)}, {"X": (0, GRID4[3]), "y": (0, 0)},
+                                                 {"y": (1, 1)}])),)
 
     def __init__(self, *, epsilon=1.0, T=64, low=0.0, high=1.0, random_state=None):
         self.epsilon = epsilon

@@ -32,6 +32,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.registry import configurable
+from ppm.sklearn_checks import CONSTANT_RULE, EMPTY_SAMPLE, FIT1D
 from ppm.validation import RANDOM_STATE, check_labelled_data, check_X, warn_if_no_public
 
 _ERM_METHODS = ("auto", "threshold", "lp", "enumerate", "logistic")
@@ -254,6 +255,8 @@ class ERMHalfspace(LinearRule, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {"method": [StrOptions(set(_ERM_METHODS))],
                               "random_state": RANDOM_STATE}
 
+    _expected_failed_checks = FIT1D  # (ppm.sklearn_checks)
+
     def __init__(self, *, method="auto", random_state=None):
         self.method = method
         self.random_state = random_state
@@ -373,6 +376,8 @@ class PublicOnly(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     n_public_ : int, number of public examples used
     n_features_in_ : int
     """
+
+    _expected_failed_checks = FIT1D | EMPTY_SAMPLE | CONSTANT_RULE  # (ppm.sklearn_checks)
 
     def __init__(self):  # no parameters (explicit, so get_params sees an empty signature)
         pass

@@ -15,6 +15,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 
 from ppm.registry import configurable
+from ppm.audit_spec import PrivacyAudit
+from ppm.sklearn_checks import DP_ONE_LABEL, EMPTY_SAMPLE, FIT1D
 from ppm.validation import (EPSILON, RANDOM_STATE, check_labelled_data, check_random_state)
 from ppm.baselines.linear import LinearRule
 
@@ -89,6 +91,8 @@ class LogisticRegressionBaseline(_ScaledLinearModel):
     """
 
     _parameter_constraints = {"C": EPSILON, "random_state": RANDOM_STATE}  # C: > 0, finite
+
+    _expected_failed_checks = FIT1D | EMPTY_SAMPLE  # (ppm.sklearn_checks)
 
     def __init__(self, *, C=1.0, random_state=None):
         self.C = C
@@ -167,6 +171,21 @@ class DPLogisticRegression(_ScaledLinearModel):
 
     _parameter_constraints = {"epsilon": EPSILON, "data_norm": EPSILON, "C": EPSILON,
                               "random_state": RANDOM_STATE}  # positive finite numbers
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("coef_", "intercept_")
+    _expected_failed_checks = FIT1D | EMPTY_SAMPLE | DP_ONE_LABEL  # at its default epsilon 1
+
+    @classmethod
+    def _privacy_audits(cls):
+        """None: a continuous output law (docs/privacy_audits.md)."""
+        return (PrivacyAudit(
+            kind="none", index=12, row=3, paper="BMN20 baseline (diffprivlib)",
+            setting="continuous output law (no enumeration); a sampled audit has no power at "
+                    "feasible run counts (noise 6x too small, 2,200 runs: epsilon_lb 0.67 < 1) "
+                    "and costs ~50 ms per fit",
+            neighbours="replace one private example (the public rows fix the scaling)",
+            verdict="not audited", source="docs/privacy_audits.md"),)
 
     def __init__(self, *, epsilon=1.0, data_norm=3.0, C=1.0, random_state=None):
         self.epsilon = epsilon

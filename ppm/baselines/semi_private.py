@@ -72,6 +72,8 @@ from sklearn.utils._param_validation import RealNotInt, StrOptions
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.registry import configurable
+from ppm.audit_spec import PrivacyAudit, neighbour_pairs
+from ppm.sklearn_checks import DP_ONE_LABEL, EMPTY_SAMPLE, FIT1D
 from ppm.validation import (EPSILON, RANDOM_STATE, Number, check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
 from ppm.core.halfspaces import DEFAULT_REL_TOL, PublicHalfspaces, construct_halfspaces
@@ -198,6 +200,31 @@ class SemiPrivateHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstima
 
     # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
     _check_params = {"epsilon": 5.0, "labels": "all"}
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("rule_",)
+    _expected_failed_checks = FIT1D | EMPTY_SAMPLE | DP_ONE_LABEL
+
+    @classmethod
+    def _privacy_audits(cls):
+        """Statistical: public points fixed, private ones replaced; probes between them."""
+        probes = np.array([[-0.5], [0.5], [1.5], [2.5], [3.5]])
+
+        def leak(m):
+            def run(data, rs):
+                X, y, public = data
+                return cls(epsilon=1.0 * m, random_state=rs).fit(X, y, public).predict(probes)
+            return run
+        base = {"X": [[0.0], [1.0], [2.0], [3.0], [0.5], [1.5], [2.5]],
+                "y": [0, 0, 1, 1, 0, 1, 1], "public": [True, True, True, True, False, False, False]}
+        return (PrivacyAudit(
+            kind="statistical", index=2, row=2, paper="BNS15 / Alon-Bassily-Moran baseline",
+            leak=leak, n_select=1000, n_eval=3000,
+            neighbours="replace one private example; public examples fixed (not protected)",
+            setting="d=1, public points 0, 1, 2, 3, private 0.5, 1.5, 2.5 labelled 0, 1, 1; "
+                    "probes -0.5, 0.5, ..., 3.5",
+            pairs=lambda: neighbour_pairs(base, [{"y": (5, 0)}, {"X": (4, [2.5]), "y": (4, 1)},
+                                                 {"y": (6, 0)}])),)
 
     def __init__(self, *, epsilon=1.0, rel_tol=DEFAULT_REL_TOL, labels="private",
                  random_state=None):

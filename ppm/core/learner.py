@@ -27,6 +27,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.registry import configurable
+from ppm.audit_spec import PrivacyAudit
+from ppm.sklearn_checks import FIT1D
 from ppm.validation import (EPSILON, RANDOM_STATE, Number, Satisfies, check_labelled_data,
                             check_random_state, check_X, require_public,
                             warn_if_no_public)
@@ -205,6 +207,19 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
     _check_params = {"epsilon": 5.0, "method": "blocked"}
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("hypothesis_", "W_", "b_")
+    _expected_failed_checks = FIT1D
+
+    @classmethod
+    def _privacy_audits(cls):
+        """Exact: the committed exact audit of claim C6, its worst instance recomputed."""
+        return (PrivacyAudit(
+            kind="exact", index=7, row=0, exact="c6", paper="BMN20 Algorithm 2 (LearnHalf)",
+            neighbours="replace one private example by any (x', y'), every cell of the public "
+                       "arrangement x both labels",
+            source="scripts/exact_audits.py (results/c6_privacy/audit.csv)"),)
 
     def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
                  rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,

@@ -45,6 +45,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.registry import configurable
+from ppm.audit_spec import PrivacyAudit
+from ppm.sklearn_checks import DP_ONE_LABEL, LINE_BELOW_BAR, ONE_D_INDEXED, SMALL_POOL
 from ppm.validation import (RANDOM_STATE, Number, check_epsilon, check_labelled_data,
                             check_positive_int, check_random_state, check_X)
 from .generic import GenericLearner, labelled_sample_size
@@ -104,6 +106,18 @@ class PrivateActiveLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
     _check_params = {"epsilon": 1.0, "n_A": 4, "n_queries": 2, "T": 16, "low": -3.0, "high": 3.0}
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("learner_", "rule_", "threshold_")
+    _expected_failed_checks = ONE_D_INDEXED | DP_ONE_LABEL | LINE_BELOW_BAR | SMALL_POOL
+
+    @classmethod
+    def _privacy_audits(cls):
+        """Exact: claim C15's audit (ppm.diagnostics.active_audit), rerun."""
+        return (PrivacyAudit(
+            kind="exact", index=8, row=8, exact="active", paper="BNS15 Algorithm 4 (Claim 5.7)",
+            neighbours="labelled pools differing in one entry (Definition 5.3)",
+            source="ppm/diagnostics/active_audit.py (claim C15)"),)
 
     def __init__(self, *, epsilon=0.1, n_A=2048, n_queries=None, T=1024, low=0.0, high=1.0,
                  alpha0=0.1, beta0=0.1, epsilon_split=None, random_state=None):

@@ -54,6 +54,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.registry import configurable
+from ppm.audit_spec import GRID4, PrivacyAudit, neighbour_pairs
+from ppm.sklearn_checks import DP_ONE_LABEL, FIT1D, LINE_BELOW_BAR, ONE_D_INDEXED
 from ppm.validation import (
     EPSILON,
     OPEN_UNIT,
@@ -134,6 +136,29 @@ class GenericLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
     _check_params = {"epsilon": 5.0, "T": 16, "low": -3.0, "high": 3.0}
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("rule_", "threshold_")
+    _expected_failed_checks = FIT1D | DP_ONE_LABEL | LINE_BELOW_BAR | ONE_D_INDEXED
+
+    @classmethod
+    def _privacy_audits(cls):
+        """Statistical: labelled and unlabelled points both private; probes: the T = 4 grid."""
+        def leak(m):
+            def run(data, rs):
+                X, y, U = data
+                est = cls(epsilon=1.0 * m, T=4, random_state=rs)
+                return est.fit(X, y, X_unlabelled=U).predict(GRID4[:, None])
+            return run
+        base = {"X": GRID4[[0, 1, 2, 3]][:, None], "y": [0, 0, 1, 1], "U": GRID4[[0, 1, 2, 3]][:, None]}
+        return (PrivacyAudit(
+            kind="statistical", index=3, row=6, paper="BNS15 Algorithm 1 (sanitizer + EM)",
+            leak=leak, n_select=12000, n_eval=48000,
+            neighbours="replace one labelled example (x, y) or one unlabelled point x "
+                       "(all private)",
+            setting="T=4, 4 labelled and 4 unlabelled points; probes: the 4 grid points",
+            pairs=lambda: neighbour_pairs(base, [{"y": (3, 0)}, {"U": (0, [GRID4[3]])},
+                                                 {"y": (1, 1)}])),)
 
     def __init__(self, *, epsilon=1.0, T=1024, low=0.0, high=1.0, alpha0=0.1, beta0=0.1,
                  epsilon_split=None, random_state=None):

@@ -68,6 +68,8 @@ from ppm import mechanisms
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.mechanisms import em_temperature, uniform_below
 from ppm.registry import configurable
+from ppm.audit_spec import PrivacyAudit
+from ppm.sklearn_checks import GRID_BOXES
 from ppm.validation import EPSILON, RANDOM_STATE, Number, check_random_state
 from .big_points import BigPoints
 
@@ -387,6 +389,21 @@ class GridRectangleMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
     _check_params = {"epsilon": 5.0, "T": 16}
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("rectangle_",)
+    _expected_failed_checks = GRID_BOXES
+
+    @classmethod
+    def _privacy_audits(cls):
+        """Exact, in the test suite (tests/test_rectangles_audit.py); recorded, not rerun."""
+        return (PrivacyAudit(
+            kind="exact", index=10, row=12, paper="exponential mechanism over rectangles "
+            "(BNS15 Cor. 4.17's base learner, a substitute)",
+            setting="d = 1, T = 5 and d = 2, T = 3, every sample of the grid; asserted: worst "
+                    "loss <= epsilon, and at twice the temperature (the 2x control) it exceeds it",
+            neighbours="replace one example (point and label), every example private",
+            verdict="in the test suite", source="tests/test_rectangles_audit.py"),)
 
     def __init__(self, *, epsilon=1.0, T=1024, b=None, max_work=MAX_WORK, random_state=None):
         self.epsilon = epsilon

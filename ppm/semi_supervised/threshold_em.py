@@ -39,6 +39,8 @@ from ppm._sklearn import BinaryLabelsMixin
 # uniform_below: re-exported
 from ppm.mechanisms import draw_index, em_log_weights, uniform_below  # noqa: F401
 from ppm.registry import configurable
+from ppm.audit_spec import EVERY, PrivacyAudit, neighbour_pairs
+from ppm.sklearn_checks import BIG_LINE
 from ppm.validation import (EPSILON, RANDOM_STATE, Number, check_epsilon, check_labels,
                             check_positive_int, check_random_state)
 from .big_points import BigPoints, as_big_points
@@ -146,6 +148,26 @@ class GapThresholdMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
 
     # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
     _check_params = {"epsilon": 5.0, "b": 4}
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("hypothesis_", "threshold_")
+    _expected_failed_checks = BIG_LINE
+
+    @classmethod
+    def _privacy_audits(cls):
+        """Statistical: b = 2 (domain {0..3}); probes: the 4 domain points."""
+        def leak(m):
+            def run(data, rs):
+                X, y = data
+                return cls(epsilon=1.0 * m, b=2, random_state=rs).fit(X, y).predict(np.arange(4))
+            return run
+        base = {"X": np.array([0, 1, 2, 3]), "y": [0, 0, 1, 1]}
+        return (PrivacyAudit(
+            kind="statistical", index=1, row=5, paper="BNS15 (LabelBoost's base learner)",
+            leak=leak, n_select=1000, n_eval=3000, neighbours=EVERY,
+            setting="b=2 (domain {0..3}), n=4; probes: the 4 domain points",
+            pairs=lambda: neighbour_pairs(base, [{"y": (3, 0)}, {"X": (0, 3), "y": (0, 0)},
+                                                 {"y": (1, 1)}])),)
 
     def __init__(self, *, epsilon=1.0, b=64, random_state=None):
         self.epsilon = epsilon

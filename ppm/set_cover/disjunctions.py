@@ -29,7 +29,9 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
 from ppm.registry import configurable
-from .learner import SetCoverLearner
+from ppm.sklearn_checks import BINARY_CUBE
+
+from .learner import SetCoverLearner, audit_instance
 
 DISJUNCTION_HYPOTHESES = ("literals", "halfplanes", "triangles")
 _CONJUNCTION_SIDE = {"literals": "literals", "halfplanes": "halfplanes",
@@ -61,6 +63,17 @@ class DisjunctionLearner(SetCoverLearner):
 
     # scikit-learn's check suite runs on this (ppm.sklearn_checks.check_instances)
     _check_variants = {"literals": {"k": 1, "epsilon": 0.9, "hypotheses": "literals"}}
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("hypotheses_",)
+    _expected_failed_checks = {"literals": BINARY_CUBE}
+
+    @classmethod
+    def _privacy_audits(cls):
+        """Statistical, over literals (the Set Cover Learner's instance, labels flipped)."""
+        return (audit_instance(cls, "literals", index=6, row=11, exact="set_cover_literals",
+                               paper="KMMS19 Theorem 1.3 (De Morgan)", labels=(0, 1, 1, 1),
+                               what="disjunctions of literals over {0,1}^2"),)
 
     def _base_class(self) -> str:
         return _CONJUNCTION_SIDE[self.hypotheses]

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.registry import configurable
+from ppm.sklearn_checks import BINARY_CUBE
 from .literals import check_binary_X
 
 
@@ -35,6 +36,8 @@ class GreedySetCover(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     _label_role = "the conjunction's positive label (1 in KMMS19)"
     _parameter_constraints = {"pos_label": "no_validation"}  # any label (ppm._sklearn)
     _param_roles = {"pos_label": "encoding"}
+
+    _expected_failed_checks = BINARY_CUBE  # (ppm.sklearn_checks)
 
     def __init__(self, *, pos_label=None):
         self.pos_label = pos_label

@@ -35,10 +35,13 @@ from sklearn.utils._param_validation import StrOptions
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.mechanisms import laplace_noise
+from ppm.audit_spec import EVERY, PrivacyAudit, neighbour_pairs
 from ppm.registry import configurable
+from ppm.sklearn_checks import BINARY_CUBE, GRID_PLANE
 from ppm.validation import OPEN_UNIT, RANDOM_STATE, Number, check_random_state
 from .base import (
     add_remove_budget,
+    implied_privacy,
     laplace_scale,
     n_rounds,
     noise_margin,
@@ -150,6 +153,23 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
     _check_variants = {
         "literals": {"k": 1, "epsilon": 0.9, "hypotheses": "literals"},
         "halfplanes": {"k": 1, "epsilon": 0.9, "hypotheses": "halfplanes", "T": 8}}
+
+    # declared once (ppm.audit_spec): the released state, the checks failed by design, the audit
+    _released = ("hypotheses_",)
+    _expected_failed_checks = {"literals": BINARY_CUBE, "halfplanes": GRID_PLANE}
+
+    @classmethod
+    def _privacy_audits(cls):
+        """Statistical, over literals and over grid halfplanes (:func:`audit_instance`)."""
+        return (audit_instance(cls, "literals", index=4, row=9, exact="set_cover_literals",
+                               paper="KMMS19 Set Cover Learner", what="literals over {0,1}^2",
+                               probes="; probes: {0,1}^2"),
+                audit_instance(cls, "halfplanes", index=5, row=10, labels=(1, 1, 0, 0),
+                               exact="set_cover_halfplanes", n_select=3000, n_eval=12000,
+                               paper="KMMS19 Set Cover Learner + Select Halfplane",
+                               what="halfplanes of {0..2}^2, two positives at (2,2), two "
+                                    "negatives at (0,0)",
+                               probes="; probes: the 9 grid points"))
 
     def __init__(self, *, k=1, epsilon=0.9, delta=1e-6, hypotheses="literals",
                  composition="set_cover", alpha0=0.1, beta0=0.1, T=None, epsilon_hat=None,
@@ -278,3 +298,65 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
         for h in self.hypotheses_:
             out &= np.asarray(h.predict(X), dtype=np.int64)
         return out
+
+
+# ---- the privacy audit of the Set Cover and Disjunction Learners (ppm.audit_spec) ----------
+# R = 2 rounds (alpha0 = 0.8), the per-round budget set by the epsilon_hat knob; stated
+# guarantee: basic composition, R epsilon_hat + eps' (pure DP, proven: implied_privacy). The
+# leak at multiplier m: the epsilon_hat whose stated bound is m times larger, (m (R epsilon_hat
+# + eps') - eps') / R (the Laplace thresholds as they are).
+SC_EPS, SC_DELTA, SC_ALPHA0, SC_HAT = 0.9, 1e-6, 0.8, 1.0
+SC_MULTIPLIERS = (2.0, 3.0, 4.0, 6.0)  # the basic-composition bound is loose here (docs)
+SC_CONTROL = "the rounds' exponential mechanisms at the epsilon_hat stating {m:g}x the loss"
+CUBE = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+GRID_T2 = np.array([[i, j] for i in range(3) for j in range(3)])
+
+
+def set_cover_claim(epsilon_hat: float = SC_HAT) -> float:
+    """The audited instance's stated epsilon: basic composition at per-round ``epsilon_hat``."""
+    eps_ar, _ = add_remove_budget(SC_EPS, SC_DELTA)
+    return implied_privacy(epsilon_hat, SC_DELTA, n_rounds(1, SC_ALPHA0),
+                           eps_ar)["basic_epsilon"]
+
+
+def set_cover_hat(m: float) -> float:
+    """The per-round ``epsilon_hat`` whose stated bound is ``m`` times the shipped one's (the
+    bound is affine in ``epsilon_hat``: solved from two of its values)."""
+    base, slope = set_cover_claim(0.0), set_cover_claim(1.0) - set_cover_claim(0.0)
+    return (m * set_cover_claim(SC_HAT) - base) / slope
+
+
+def audit_instance(cls, hypotheses: str, *, index: int, row: int, paper: str, what: str,
+                   labels=(1, 0, 0, 0), probes: str = "", exact: str | None = None,
+                   n_select: int = 1000, n_eval: int = 3000) -> PrivacyAudit:
+    """The statistical audit of ``cls`` (the Set Cover Learner or its De Morgan dual) over
+    ``hypotheses`` on the audit's tiny instance (k = 1; ``labels`` of its four points, ``what``
+    and ``probes`` its setting's words), docs/privacy_audits.md."""
+    literals = hypotheses == "literals"
+    grid, T = (CUBE, None) if literals else (GRID_T2, 2)
+
+    def leak(m):
+        hat = set_cover_hat(m)
+
+        def run(data, rs):
+            X, y = data
+            est = cls(k=1, epsilon=SC_EPS, delta=SC_DELTA, hypotheses=hypotheses, T=T,
+                      alpha0=SC_ALPHA0, epsilon_hat=hat, random_state=rs)
+            return est.fit(X, y).predict(grid)
+        return run
+    note = (f"k=1, R=2 (alpha0={SC_ALPHA0}), epsilon={SC_EPS}, delta={SC_DELTA:g}, "
+            f"epsilon_hat={SC_HAT} per round; stated: basic composition R epsilon_hat + "
+            f"eps' = {set_cover_claim():.3g} (pure)")
+    if literals:
+        base = {"X": np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), "y": list(labels)}
+        changes = [{"X": (0, [0, 0])}, {"y": (0, 0)}, {"X": (1, [1, 1]), "y": (1, 1)}]
+    else:
+        # where the leak concentrates (an exact search over one-example changes): two positives
+        # share a point, and the neighbour moves one of them onto the negatives' point
+        base = {"X": np.array([[2, 2], [2, 2], [0, 0], [0, 0]]), "y": list(labels)}
+        changes = [{"X": (0, [0, 0])}]
+    return PrivacyAudit(kind="statistical", index=index, row=row, variant=hypotheses,
+                        paper=paper, epsilon=set_cover_claim, leak=leak, exact=exact,
+                        multipliers=SC_MULTIPLIERS, control=SC_CONTROL, n_select=n_select,
+                        n_eval=n_eval, neighbours=EVERY, setting=what + ", " + note + probes,
+                        pairs=lambda: neighbour_pairs(base, changes))

@@ -1,7 +1,7 @@
 """The outcomes a verdict names and the tests an interval passes before any rule weighs it.
 
-Shared by the slope verdicts (:mod:`claims.verdicts`: an interval against one theory band) and
-the rate verdicts (:mod:`claims.predictions`: an interval against a prediction and the
+Shared by the slope verdicts (:mod:`claims.rules.verdicts`: an interval against one theory band) and
+the rate verdicts (:mod:`claims.rules.predictions`: an interval against a prediction and the
 alternative it argues against). Before either weighs an interval, :func:`interval_defect`
 turns away what cannot be weighed (docs/model.md §5): a NaN estimate is "not measured"; fewer
 than :data:`MIN_POINTS` uncensored points, no bootstrap interval, or an interval of zero width

@@ -7,7 +7,7 @@ equivalence margin :data:`SLOPE_TOL` (:func:`verdict`, two-sided):
 - *holds*: the whole interval lies inside ``[theory_lo - SLOPE_TOL, theory_hi + SLOPE_TOL]``;
 - *does not hold*: the whole interval lies outside that band (above it or below it);
 - *inconclusive*: the interval crosses an edge of the band (or is wider than the band), or
-  fewer than :data:`claims.outcomes.MIN_POINTS` uncensored points carry the slope.
+  fewer than :data:`claims.rules.outcomes.MIN_POINTS` uncensored points carry the slope.
 
 So a wider interval can only move a verdict toward "inconclusive": imprecision never makes
 "holds" (nor "does not hold") easier. Nor can spurious precision: every ``n_hat`` is read on a
@@ -23,9 +23,9 @@ differences of mean errors with Student t intervals over trials (:func:`mean_ci`
 :func:`combined_verdict` joins the settings of a claim: it is "inconclusive" unless most
 settings are conclusive, and always says the counts.
 
-Rates weighed against their alternative (:func:`claims.predictions.rate_verdict`, the rule of
-every counted slope row) are in :mod:`claims.predictions`; the outcomes both modules name and the
-tests an interval passes before either weighs it are in :mod:`claims.outcomes`.
+Rates weighed against their alternative (:func:`claims.rules.predictions.rate_verdict`, the rule of
+every counted slope row) are in :mod:`claims.rules.predictions`; the outcomes both modules name and
+the tests an interval passes before either weighs it are in :mod:`claims.rules.outcomes`.
 :func:`verdict` and :func:`upper_bound_verdict` remain for rows that have no alternative
 (references, checks) and for C4.
 
@@ -46,9 +46,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from claims.outcomes import (BETWEEN, FAILS, FASTER, HOLDS, LEVEL, NOT_MEASURED, SLOPE_TOL,
-                             fit_defect,
-                             inconclusive, interval_defect)
+from claims.rules.outcomes import (BETWEEN, FAILS, FASTER, HOLDS, LEVEL, NOT_MEASURED, SLOPE_TOL,
+                                   fit_defect,
+                                   inconclusive, interval_defect)
 
 # Kept for the modules that still print normal intervals (C8); new code uses mean_ci (t).
 Z95 = float(stats.norm.ppf(0.5 + LEVEL / 2))
@@ -319,7 +319,8 @@ def _combined(v: list[str]) -> str:
 
 def comparison_verdict(rows: pd.DataFrame) -> str:
     """A claim without a theorem (real data): its comparison verdicts, listed per epsilon."""
-    return "; ".join(f"{r.verdict} at epsilon {r.epsilon:g}" for r in rows.itertuples())
+    return "; ".join(f"{r.verdict} at epsilon {r.epsilon:g}" if np.isfinite(r.epsilon)
+                     else str(r.verdict) for r in rows.itertuples())  # NaN: a joint row
 
 
 def markdown_table(df: pd.DataFrame) -> str:

@@ -3,12 +3,13 @@
 First reading, the hard family ``c2_hard_family`` (:class:`ppm.populations.hard_family.MarginFamily`: one
 population per target alpha, d = 1, ``P(private | x) = 1/2 -+ 4 alpha``): every learner needs
 ``Omega(1/alpha^2)`` examples there (two-point argument in ``ppm/populations/hard_family.py``), so the rate is
-tight and the slope is judged two-sided (:func:`claims.verdicts.verdict`). Each population's
+tight and the slope is judged two-sided (:func:`claims.rules.verdicts.verdict`). Each population's
 ``n_hat`` is read at its own alpha (:func:`family_tables`).
 
 Second reading, one smooth population ``c2_agnostic`` (overlapping clusters, epsilon in
-{1, 0.05}): the theorem is only an upper bound there (:func:`claims.verdicts.upper_bound_verdict`;
-a slope below the band is the finding "faster than the worst case on this population").
+{1, 0.05}): the theorem is only an upper bound there
+(:func:`claims.rules.verdicts.upper_bound_verdict`; a slope below the band is the finding "faster
+than the worst case on this population").
 
 Both readings fit ``log n_hat`` (excess error) against ``log(1/alpha)`` over two regimes
 (:func:`regimes`) and compare with the range spanned by the theory's three readings over the
@@ -19,13 +20,14 @@ Where both terms of ``n ~ A/alpha^2 + B/(epsilon alpha)`` weigh (hard family, al
 the counted row is the two-term fit (:func:`two_term_verdict`,
 :func:`analysis.floor_slope.two_term_family`) and the pure slope is a breakdown; a smooth
 range whose theory readings reach the alternative is a breakdown too. docs/claims/c2_agnostic.md
-states the rules; the privacy term across epsilon (``u + v/epsilon``): :mod:`claims.c2_epsilon_term`.
+states the rules; the privacy term across epsilon (``u + v/epsilon``):
+:mod:`claims.c2.epsilon_term`.
 
 Provenance (``statistic``, ``trials``): the hard family's rows name, per sweep, the populations
 they read (``alpha_target``: one population, hence different trials, per alpha) at their
 epsilon (:func:`family_trial_set`); the small-alpha range and the two-term range share the
 alpha = 0.01 population, so at epsilon = 1 they are counted once, jointly
-(:func:`claims.accounting.one_per_trial_set`). The smooth population's rows read every alpha
+(:func:`claims.rules.accounting.one_per_trial_set`). The smooth population's rows read every alpha
 off the same trials of one epsilon (``c2_agnostic[epsilon=...]``).
 """
 
@@ -36,13 +38,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from claims import c2_epsilon_term as eps_term, plotting
+from claims.c2 import epsilon_term as eps_term
+from claims.c2.two_term import (ALTERNATIVE, censored_text, two_term_row)
+from claims.reporting import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, setting_value, trial_set
-from claims.outcomes import fit_defect, inconclusive, interval_defect
-from claims.predictions import prediction_bands, rate_verdict, theory_with_alternative
-from claims.verdicts import explicit_bound_note, fmt_slope
+from claims.rules.predictions import prediction_bands, rate_verdict, theory_with_alternative
+from claims.rules.verdicts import explicit_bound_note, fmt_slope
 from ppm import bounds
-from analysis.floor_slope import two_term_family, two_term_share
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import (family_sample_complexity,
                              sample_complexity_slope,
@@ -66,24 +68,25 @@ REFERENCE = "reference (non-private)"
 # 1/(epsilon alpha) (slope 1), i.e. a learner whose cost would not pay the 1/alpha^2 of the
 # agnostic deviation (where the theory's own range reaches 1, the row says no precision can
 # separate them).
-ALTERNATIVE = (1.0, 1.0)
 ALT_NAME = "1/(epsilon alpha) alone"
 # Where both terms weigh (hard family, alpha >= SMALL_ALPHA), the counted statistic is the
 # local slope 1 + share of the fitted n_hat = A/alpha^2 + B/alpha at the smallest alpha. The
 # prediction: the 1/alpha^2 term carries at least half of n_hat there (slope 1.5..2), as
 # Theorem 4.10's own constants (d^2/alpha^2 vs d^2/(epsilon alpha)) give wherever
 # alpha <= epsilon; the alternative: A = 0, the realizable rate 1/alpha (slope 1). Bands by
-# claims.predictions.prediction_bands: [1.25, 2.25] against [0.75, 1.25].
-TWO_TERM_PREDICTED = (1.5, 2.0)
-TWO_TERM_NAMES = ("Thm 4.10's 1/alpha^2 term", "1/alpha alone (A = 0)")
+# claims.rules.predictions.prediction_bands: [1.25, 2.25] against [0.75, 1.25].
 PURE_NOTE = ("breakdown (the pure slope: both terms of A/alpha^2 + B/(epsilon alpha) weigh "
              "over this range, the two-term row is counted)")
 # What each row computes (VerdictRow.statistic). The hard family's slope reads each population
 # at its own alpha (a different population per alpha: different trials); the smooth
 # population's reads every alpha off the same trials of one curve.
 FAMILY_STAT = "family_loglog_slope_alpha"
-TWO_TERM_STAT = "two_term_local_slope"
 SMOOTH_STAT = "loglog_slope_alpha"
+# The pure 1/alpha^2 slope is read where alpha/epsilon <= SMALL_ALPHA (epsilon 1's small-alpha
+# range); at a smaller epsilon the same alphas reach further in alpha/epsilon, where both terms
+# weigh (docs/claims/c2_agnostic.md: fixed after a referee's reading of epsilon 0.1's row)
+MIXED_NOTE = ("breakdown (not counted: alpha/epsilon reaches {r:g}, past the pure 1/alpha^2 "
+              "range alpha/epsilon <= 0.01 that epsilon 1's counted row reads; both terms weigh)")
 OVERLAP_NOTE = ("breakdown (Thm 4.10's range reaches its alternative here: the design cannot "
                 "separate them, not counted)")
 
@@ -125,12 +128,6 @@ def _curves(trials, nhat, eps_values):
 
 def _eps_values(trials):
     return sorted(trials.loc[trials.learner == PPM, EPSILON].unique(), reverse=True)
-
-
-def _censored_text(fit) -> str:
-    frac = fit.get("censored_frac", math.nan)
-    return (f"; censored in {frac:.1%} of bootstrap cells (entered at the grid's edge)"
-            if frac > 0 else "")
 
 
 # ------------------------------------------------------------------------------- hard family
@@ -225,11 +222,13 @@ def _family_rows(results) -> list[VerdictRow]:
             who = f"epsilon={eps:g}"
             v = rate_verdict(fit, (min(th.values()), max(th.values())), ALTERNATIVE,
                              ("Thm 4.10's rate", ALT_NAME))
+            if not two_terms and s.alpha_max / eps > SMALL_ALPHA:
+                v = f"{MIXED_NOTE.format(r=s.alpha_max / eps)}: {v}"
             if two_terms:
                 v = f"{PURE_NOTE}: {v}"
                 g = trials[(trials.learner == PPM) & (trials[EPSILON] == eps)
                            & trials[ALPHA_TARGET].isin(reg)]
-                rows.append(_two_term_row(g, beta, eps, d, w_pub, c, s.regime,
+                rows.append(two_term_row(g, beta, eps, d, w_pub, c, s.regime,
                                           results.n_boot, cells))
         rows.append(VerdictRow(
             claim="C2", figure="c2_agnostic",
@@ -238,7 +237,7 @@ def _family_rows(results) -> list[VerdictRow]:
             paper="every learner needs Omega(1/alpha^2) on this family; PPM's excess error "
                   "<= alpha once n ~ max(1/alpha^2, 1/(epsilon alpha)) (Thm 4.10)",
             measured=f"slope of log n_hat vs log(1/alpha), each population at its own alpha = "
-                     f"{fmt_slope(fit)} ({s.n_points} uncensored alphas{_censored_text(fit)})",
+                     f"{fmt_slope(fit)} ({s.n_points} uncensored alphas{censored_text(fit)})",
             theory=_theory_text(th) if eps is not None else "2",  # names the alternative
             verdict=v, statistic=FAMILY_STAT, trials=cells,
             slope=s.slope, slope_lo=s.lo, slope_hi=s.hi, d=d,
@@ -246,59 +245,6 @@ def _family_rows(results) -> list[VerdictRow]:
             extra=f"hard family, {s.regime}" + ("" if eps is not None else ", non-private ERM")
                   + (", pure slope" if two_terms else "")))
     return rows
-
-
-def two_term_verdict(local: dict, misfit: dict) -> str:
-    """The counted two-term row's rule (docs/claims/c2_agnostic.md): a defect of either
-    interval, or a misfit interval that excludes 0 (the model does not bend as the data do
-    where the statistic is read), is inconclusive; otherwise the local slope ``1 + share`` is
-    weighed by :func:`claims.predictions.rate_verdict` against :data:`TWO_TERM_PREDICTED`
-    and the alternative ``A = 0`` (slope 1)."""
-    for fit in (local, misfit):
-        defect = fit_defect(fit) or interval_defect(fit["lo"], fit["hi"], fit["slope"],
-                                                    fit.get("n_points"))
-        if defect:
-            return defect
-    if (misfit.get("direction") or "") == "" and not misfit["lo"] <= 0.0 <= misfit["hi"]:
-        return inconclusive(f"the two-term model does not fit: measured minus fitted slope "
-                             f"{fmt_slope(misfit)} excludes 0")
-    return rate_verdict(local, TWO_TERM_PREDICTED, ALTERNATIVE, TWO_TERM_NAMES)
-
-
-def _two_term_row(g, beta, eps, d, w_pub, c, regime, n_boot, cells="") -> VerdictRow:
-    """The counted row of a range where both terms of Theorem 4.10 weigh: ``n_hat(alpha) =
-    A/alpha^2 + B/alpha`` fitted (A, B >= 0) and read at the smallest alpha
-    (:func:`analysis.floor_slope.two_term_family`); ``cells``: the trials it reads
-    (:func:`family_trial_set`)."""
-    res = two_term_family(g, ALPHA_TARGET, beta, error_col=ERROR_COL, n_boot=n_boot)
-    setting = (f"hard family (margin 1/2 -+ {c:g} alpha, one population per alpha), d={d}, "
-               f"w_pub={w_pub:g}, epsilon={eps:g}, {regime}, two-term fit")
-    base = dict(claim="C2", figure="c2_agnostic", setting=setting,
-                paper="n ~ A/alpha^2 + B/(epsilon alpha) (Thm 4.10): the agnostic term "
-                      "A/alpha^2 is present (A > 0) beside the privacy term",
-                theory=theory_with_alternative(TWO_TERM_PREDICTED, ALTERNATIVE,
-                                               TWO_TERM_NAMES)
-                + " (local slope 1 + the 1/alpha^2 term's share at the smallest alpha; Thm "
-                  "4.10's constants give 1 + epsilon/(epsilon + alpha))",
-                d=d, epsilon=float(eps), w_pub=w_pub, extra=f"hard family, {regime}, two-term",
-                statistic=TWO_TERM_STAT, trials=cells)
-    local, misfit = res.get("local"), res.get("misfit")
-    if local is None:
-        return VerdictRow(measured=f"{res['alphas'].size} alphas: the two-term fit needs 3",
-                          verdict=inconclusive("fewer than 3 alphas for a two-term fit"),
-                          **base)
-    a = np.sort(res["alphas"])
-    share = two_term_share(res["A"], res["B"], a[0])
-    measured = (f"two-term fit n_hat = A/alpha^2 + B/alpha: A = {res['A']:.3g}, "
-                f"B = {res['B']:.3g}; the 1/alpha^2 term's share at alpha={a[0]:g} = "
-                f"{share:.2f}: local slope 1 + share = {fmt_slope(local)} "
-                f"({local['n_points']} uncensored alphas{_censored_text(local)}); measured "
-                f"minus fitted slope over alpha {a[0]:g}..{a[1]:g} = {fmt_slope(misfit)}")
-    return VerdictRow(measured=measured, verdict=two_term_verdict(local, misfit),
-                      slope=local["slope"], slope_lo=local["lo"], slope_hi=local["hi"], **base)
-
-
-# ------------------------------------------------------------------------ smooth population
 
 
 def _ppm_rows(tri, sub, eps, beta, d, w_pub, alphas, n_boot, exp=SMOOTH) -> list[VerdictRow]:
@@ -318,7 +264,7 @@ def _ppm_rows(tri, sub, eps, beta, d, w_pub, alphas, n_boot, exp=SMOOTH) -> list
             paper="excess error <= alpha once n ~ max(1/alpha^2, 1/(epsilon alpha)) "
                   "(Thm 4.10)",
             measured=f"slope of log n_hat vs log(1/alpha) = {fmt_slope(fit)} "
-                     f"({fit['n_points']} uncensored alphas{_censored_text(fit)})",
+                     f"({fit['n_points']} uncensored alphas{censored_text(fit)})",
             theory=_theory_text(th),
             looseness=float(np.median(loose)) if loose.size else math.nan,
             verdict=_smooth_verdict(fit, th, loose),

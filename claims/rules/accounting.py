@@ -1,13 +1,13 @@
 """What a row of the verdict table is, and whether it is counted as evidence.
 
-Three rules, shared by the claims and by the verdict table (:mod:`claims.report`):
+Three rules, shared by the claims and by the verdict table (:mod:`claims.reporting.report`):
 
 1. **Audits and checks are not evidence.** An exact audit of a proven lemma (C6, C7, C15's
    privacy audit) or a built-in check can fail only through a bug: it is shown as what it is,
    "exact audit: passes (N neighbouring pairs)" or "exact audit: FAILS (...)"
    (:func:`audit_verdict`; "statistical audit: ..." for a sampled one), in its own section of
    ``results/summary.md``, never in the statistical verdict table, and never counted by
-   :func:`claims.verdicts.combined_verdict`'s statistical rows. A failed audit is loud: the
+   :func:`claims.rules.verdicts.combined_verdict`'s statistical rows. A failed audit is loud: the
    claim's verdict starts with "AUDIT FAILED" (:func:`claim_verdict`). :func:`row_kind` says
    what a row is (``statistical``, ``audit``, ``check``, ``reference``, ``breakdown``,
    ``same measurement``), from its verdict's prefix and, for the privacy audits of
@@ -24,8 +24,8 @@ Three rules, shared by the claims and by the verdict table (:mod:`claims.report`
 3. **One fact, one row.** Rows that answer the same question on the same trials are shown as
    breakdowns (:func:`breakdown`), which ``combined_verdict`` does not count.
 4. **One trial set, one counted row** (:func:`one_per_trial_set`, applied to every claim by
-   :func:`claims.report.analyse`). Every row names what it computes (``statistic``) and the
-   trials it reads (``trials``); within a claim, counted rows that read a common trial (several
+   :func:`claims.reporting.report.analyse`). Every row names what it computes (``statistic``) and
+   the trials it reads (``trials``); within a claim, counted rows that read a common trial (several
    alphas read off the same trials, say) are counted once, as one joint row that holds only
    when each of them holds (an intersection-union reading, :func:`intersection_union`); the
    single readings stay as breakdowns. Distinct claims may read the same trials: their
@@ -40,8 +40,8 @@ import re
 import numpy as np
 
 from claims.base import SMOKE_PREFIX
-from claims.outcomes import FASTER
-from claims.verdicts import CHECK_FAILED, combined_verdict
+from claims.rules.outcomes import FASTER
+from claims.rules.verdicts import CHECK_FAILED, combined_verdict
 
 EXACT_AUDIT = "exact audit"
 STAT_AUDIT = "statistical audit"
@@ -157,7 +157,7 @@ def audit_count(verdict) -> str:
 
 def claim_verdict(verdicts, extras=None) -> tuple[str, str]:
     """``(verdict, kind)`` of one claim from its rows (rule 1): the combined verdict of its
-    statistical rows (:func:`claims.verdicts.combined_verdict`, with its checks) and kind
+    statistical rows (:func:`claims.rules.verdicts.combined_verdict`, with its checks) and kind
     "statistical"; a claim with audits only reads "exact audit: passes (N instances)" and
     kind "audit". A failed audit makes the verdict start with "AUDIT FAILED"."""
     verdicts = [str(v) for v in verdicts]
@@ -239,8 +239,8 @@ def intersection_union(verdicts) -> str:
     reading has it; otherwise "inconclusive", saying how the readings split (one reading that
     does not hold among others that hold is not counted as a failure: that would be the
     best of k tests, whose level is not 95%)."""
-    from claims.verdicts import outcome_kind
-    from claims.outcomes import BETWEEN, FAILS, HOLDS, inconclusive
+    from claims.rules.verdicts import outcome_kind
+    from claims.rules.outcomes import BETWEEN, FAILS, HOLDS, inconclusive
 
     verdicts = [_plain(v) for v in verdicts]
     kinds = [outcome_kind(v) for v in verdicts]
@@ -274,7 +274,7 @@ def one_per_trial_set(rows):
     are returned unchanged. A counted row that names no trials is refused (it cannot be
     accounted for)."""
     from claims.base import VerdictRow, share_trials, trial_set
-    from claims.verdicts import counted
+    from claims.rules.verdicts import counted
 
     out = list(rows)
     live = [i for i, r in enumerate(out)

@@ -8,11 +8,11 @@ made with overrides that leave one value of the swept parameter) with one line f
 quick-profile root (:func:`claims.base.is_smoke`) every verdict reads "smoke run (quick
 profile): ..." and every figure carries the banner "quick profile: smoke run, not a verdict". ``verdict_table`` joins the rows of every claim into one row per
 claim: the headline setting (``Claim.headline``), the median looseness and the combined verdict
-(:func:`claims.verdicts.combined_verdict`: "inconclusive" unless most settings are conclusive,
+(:func:`claims.rules.verdicts.combined_verdict`: "inconclusive" unless most settings are conclusive,
 with the counts); a claim without a theorem lists the measurement and comparison of every
 setting.
 
-Audits and checks are not evidence (:mod:`claims.accounting`): the verdict table's ``kind``
+Audits and checks are not evidence (:mod:`claims.rules.accounting`): the verdict table's ``kind``
 column says what a claim's verdict rests on ("statistical", "comparison", "audit" for a claim
 made of exact audits only, C6 and C7, whose verdict reads "exact audit: passes (N instances)"),
 and ``audits`` lists the claim's audits and checks. ``summary.md`` shows the statistical table
@@ -34,13 +34,13 @@ import yaml
 from analysis.aggregate import execution_only, fmt_value
 from analysis.dose_response import READINGS, use_reading
 
-from claims import plotting
-from claims.accounting import audit_count, claim_verdict, one_per_trial_set, row_kind
+from claims.reporting import plotting
+from claims.rules.accounting import audit_count, claim_verdict, one_per_trial_set, row_kind
 from claims.base import (SMOKE_NOTE, SMOKE_PREFIX, Claim, ResultStore, VerdictRow, is_smoke,
                          rows_frame, trial_set)
 from claims.registry import CLAIMS
-from claims.terminal import deciding_number, verdict_word
-from claims.verdicts import CSV_FLOAT_FORMAT, comparison_verdict, counted, markdown_table
+from claims.reporting.terminal import deciding_number, verdict_word
+from claims.rules.verdicts import CSV_FLOAT_FORMAT, comparison_verdict, counted, markdown_table
 from experiments import columns
 from ppm.files import write_csv_atomic, zero_float_noise
 
@@ -62,7 +62,7 @@ CANNOT = "cannot be analysed in this results root"
 # <root>/<claim>/UNANALYSABLE: the claim's analysis failed on what the root holds (the reason);
 # the verdict table says so instead of "not run".
 UNANALYSABLE = "UNANALYSABLE"
-EXPERIMENT_CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "experiment"
+EXPERIMENT_CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "experiment"
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> None:
@@ -352,18 +352,20 @@ def _texts(rows: pd.DataFrame, col: str) -> list[str]:
 
 
 def _comparison(own: pd.DataFrame, sub: pd.DataFrame) -> str:
-    """A comparison claim's verdict (:func:`claims.verdicts.comparison_verdict` of its counted
+    """A comparison claim's verdict (:func:`claims.rules.verdicts.comparison_verdict` of its counted
     settings) and the settings that cannot conclude at this size (shown, not counted)."""
     text = comparison_verdict(own[own["verdict"].map(counted)])
-    short = sub[sub["verdict"].astype(str).str.contains(CANNOT_CONCLUDE, regex=False)]
-    if len(short) and "epsilon" in short:
-        eps = ", ".join(f"{e:g}" for e in short["epsilon"])
+    verdicts = sub["verdict"].astype(str)
+    short = sub[verdicts.str.contains(CANNOT_CONCLUDE, regex=False)
+                & ~verdicts.str.startswith("reference")]  # a reference's words stay its own
+    if len(short) and "epsilon" in short and short["epsilon"].notna().any():
+        eps = ", ".join(f"{e:g}" for e in short["epsilon"].dropna())
         text = (text + "; " if text else "") + f"{CANNOT_CONCLUDE} at epsilon {eps} (not counted)"
     return text
 
 
 def audit_rows(details: pd.DataFrame) -> pd.DataFrame:
-    """Every audit and built-in check of every claim (:func:`claims.accounting.row_kind`): the
+    """Every audit and built-in check of every claim (:func:`claims.rules.accounting.row_kind`): the
     rows of the "Audits and checks" section of ``summary.md``, never of the statistical table."""
     extras = (details["extra"].fillna("").astype(str) if "extra" in details
               else pd.Series([""] * len(details), index=details.index))
@@ -411,7 +413,7 @@ def page_table(stat: pd.DataFrame) -> tuple[pd.DataFrame, str]:
         fig = str(r.figure or "")
         if fig and fig != "nan":
             figs.append(f"[{r.claim}](figures/{Path(fig).name})")
-    # the digest's words (claims.terminal): the verdict without its long explanations, the
+    # the digest's words (claims.reporting.terminal): the verdict without its long explanations, the
     # headline estimate with its interval; every word stays in summary_details.md
     shown = pd.DataFrame({"claim": claims,
                           "verdict": [verdict_word(v) for v in stat["verdict"]],

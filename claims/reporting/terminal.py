@@ -1,7 +1,7 @@
 """The verdict table as a terminal reads it: one line per claim, at most 100 columns.
 
 ``results/summary.md`` and ``summary.csv`` keep every word (cells of several hundred characters,
-``claims/report.py``); what ``make reproduce`` / ``make figures`` print at the end is this
+``claims/reporting/report.py``); what ``make reproduce`` / ``make figures`` print at the end is this
 digest instead: the claim, its verdict word (long parenthetical explanations dropped) and the one
 number that decides it (the headline measurement's first estimate with its interval), then
 pointers to the full files. Claims made of audits only (kind "audit": C6, C7) and the audits
@@ -104,7 +104,7 @@ def deciding_number(measured) -> str:
 
 def summary_lines(table: pd.DataFrame, root: Path | str, width: int = WIDTH,
                   smoke_note: str | None = None) -> list[str]:
-    """The digest of a verdict table (``claims.report.verdict_table``'s columns ``claim``,
+    """The digest of a verdict table (``claims.reporting.report.verdict_table``'s columns ``claim``,
     ``verdict``, ``measured``): a header, one line per claim, then where the full table is.
     Every line fits ``width`` columns."""
     ids = [str(c) for c in table["claim"]]

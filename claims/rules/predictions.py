@@ -10,7 +10,7 @@ an interval meeting both bands is "inconclusive (cannot separate X from Y at thi
 predictions cannot be separated at any precision. Censored cells enter the slopes as bounds
 (``fit["direction"]``): a bound decides only on its own side. :func:`prediction_verdict` weighs
 an interval against the two ranges themselves (C4's pooled ratio against the exact ``ln|G|``
-and against 1). Before either rule, :func:`claims.outcomes.interval_defect` turns away what
+and against 1). Before either rule, :func:`claims.rules.outcomes.interval_defect` turns away what
 cannot be weighed.
 """
 
@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from claims.outcomes import (FAILS, FASTER, HOLDS, MIN_POINTS, SLOPE_TOL, fit_defect,
-                             inconclusive, interval_defect)
+from claims.rules.outcomes import (FAILS, FASTER, HOLDS, MIN_POINTS, SLOPE_TOL, fit_defect,
+                                   inconclusive, interval_defect)
 
 
 def prediction_verdict(lo: float, hi: float, estimate: float, predicted: tuple,

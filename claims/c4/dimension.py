@@ -5,8 +5,8 @@ BMN20 prices the private part of the sample through the exponential mechanism's 
 ``(2/epsilon)(ln|G| + ln 1/beta)`` mistakes, with ``ln|G| = O(d^2 ln n_pub)``; a learner paying
 only the non-private (VC) price grows like d. The bound is checked exactly on every sample; the
 COUNTED test reads the price's growth in d from the mechanism's exact law where the
-small-``n_pub`` cap does not bind (:mod:`claims.c4_price`, docs/claims/c4_dimension.md); d = 4
-is predicted blind (:mod:`claims.c4_blind`).
+small-``n_pub`` cap does not bind (:mod:`claims.c4.price`, docs/claims/c4_dimension.md); d = 4
+is predicted blind (:mod:`claims.c4.blind`).
 
 This module adds the excess over ERM as a BREAKDOWN (:mod:`analysis.private_cost`): per setting
 ``(w_pub, epsilon, alpha)`` ``P(d) = n_hat_PPM(d) - n_hat_ERM(d)`` (ERM on the same samples) at
@@ -21,7 +21,7 @@ plus the privacy price, not the privacy price: it is shown, not counted. The poo
 * w_pub = 0.5 (C1 sweeps, ``c4_dimension_d3``, ``c4_dimension_eps10``): d = 3 only at n <= 48.
 
 Every setting is shown with its own numbers, censored ones as bounds. The class-size and
-``A(d)`` rows (:mod:`claims.c4_mechanism`) are checks.
+``A(d)`` rows (:mod:`claims.c4.mechanism`) are checks.
 """
 
 from __future__ import annotations
@@ -32,11 +32,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from claims import c4_mechanism, c4_price, plotting
+from claims.c4 import mechanism, price
+from claims.reporting import plotting
 from claims.base import Claim, VerdictRow, beta_of, trial_set
-from claims.outcomes import fit_defect
-from claims.predictions import prediction_verdict
-from claims.verdicts import NOT_MEASURED, fmt_interval
+from claims.rules.outcomes import fit_defect
+from claims.rules.predictions import prediction_verdict
+from claims.rules.verdicts import NOT_MEASURED, fmt_interval
 from analysis.aggregate import ERROR_COL
 from analysis.private_cost import private_cost_ratio_pooled
 from experiments.columns import D, EPSILON, ERM, POPULATION, PPM, W_PUB
@@ -48,7 +49,7 @@ C1_SWEEPS = ("c1_realizable_d1", "c1_realizable_d2")
 D3_WPUB = "c4_dimension_d3_wpub"
 D3_FIT = "c4_epsilon_fit_d3"
 W06_D3, W06_D12 = "c4_wpub06_d3", "c4_wpub06_d12"
-EXPERIMENTS = ("c4_dimension_d3", "c4_dimension_eps10", *c4_mechanism.EPSILON_FIT_SWEEPS[::-1],
+EXPERIMENTS = ("c4_dimension_d3", "c4_dimension_eps10", *mechanism.EPSILON_FIT_SWEEPS[::-1],
                W06_D12, W06_D3)
 # the alphas read in each small-w_pub pool (all below w_pub) ...
 POOL_ALPHAS = {0.1: (0.05, 0.07, 0.09), 0.06: (0.03, 0.04, 0.05)}
@@ -59,7 +60,7 @@ COUNTED = {(0.1, 1.0): (0.09,), (0.1, 2.0): (0.05, 0.07, 0.09), (0.1, 4.0): (0.0
 PAPER = "private cost ~ (ln|G| + ln 1/beta)/(eps alpha), ln|G| = O(d^2 ln n_pub) (Lemma 4.6)"
 NAMES = ("the ln|G|", "the d (VC) prediction")
 # the pools' sweeps and the d's each contributes (:func:`pool_trials`)
-POOL = ((c4_mechanism.EPSILON_FIT, (1, 2)), (D3_WPUB, (3,)), (D3_FIT, (3,)), (W06_D12, (1, 2)),
+POOL = ((mechanism.EPSILON_FIT, (1, 2)), (D3_WPUB, (3,)), (D3_FIT, (3,)), (W06_D12, (1, 2)),
         (W06_D3, (3,)))
 # provenance ids (VerdictRow.statistic): the pooled increments ratio R of the excess over ERM,
 # and one setting's R_s
@@ -230,8 +231,8 @@ def _breakdown(t, setting, beta, note, source, trials) -> list[VerdictRow]:
 def analyse(results) -> list[VerdictRow]:
     fit = counted_test(results, results.n_boot)
     pooled = [counted_row(fit)] if fit is not None else []
-    return (c4_price.analyse(results) + pooled + setting_rows(results)
-            + c4_mechanism.analyse(results))
+    return (price.analyse(results) + pooled + setting_rows(results)
+            + mechanism.analyse(results))
 
 
 # ------------------------------------------------------------------------------------------
@@ -328,15 +329,15 @@ def plot(results, rows: list[VerdictRow], out_dir) -> None:
         fit.update(lo=pooled[0].slope_lo, hi=pooled[0].slope_hi)
     fig, axes = plt.subplots(2, 4, figsize=(22.4, 11.2), squeeze=False)
     cells = [ax for row in axes for ax in row]
-    used = [cells[0]] if c4_price.k_eff_panel(cells[0], results, rows) else []
-    used += [cells[7]] if c4_price.levels_panel(cells[7], results) else []
+    used = [cells[0]] if price.k_eff_panel(cells[0], results, rows) else []
+    used += [cells[7]] if price.levels_panel(cells[7], results) else []
     if fit is not None and fit["settings"]:
         _normalised_panel(cells[1], fit)
         _cost_vs_log_g_panel(cells[2], fit)
         used += [cells[1], cells[2]]
         used += [ax for ax, w in zip(cells[3:5], (0.1, 0.06)) if _nhat_panel(ax, fit, w)]
-    used += [ax for ax, draw in zip(cells[5:], (c4_mechanism.class_size_panel,
-                                                c4_mechanism.a_of_d_panel)) if draw(ax, results)]
+    used += [ax for ax, draw in zip(cells[5:], (mechanism.class_size_panel,
+                                                mechanism.a_of_d_panel)) if draw(ax, results)]
     plotting.compact(fig, axes, used, (5.6, 5.6))
     head = [r for r in rows if r.extra == "counted test"]
     verdict = (f"{head[0].verdict.split(' (')[0]}: k_eff ~ d^b, b = "

@@ -1,5 +1,5 @@
 """C2's privacy term counted across epsilon (BMN20 Theorem 4.10: ``n ~ A/alpha^2 + B/(epsilon
-alpha)``): part of the C2 claim (:mod:`claims.c2_agnostic`), kept apart for its size.
+alpha)``): part of the C2 claim (:mod:`claims.c2.agnostic`), kept apart for its size.
 
 On the hard family at alpha_target 0.01..0.08, PPM runs at five epsilons on the same samples
 (``c2_epsilon_term``, ``c2_epsilon_term_small_alpha``: one trial set, its own seed). Per
@@ -8,7 +8,7 @@ statistic is the growth of the privacy coefficient, the slope of ``log v`` again
 ``log(1/alpha)`` (:func:`analysis.epsilon_term.epsilon_term_growth`). Prediction: 1 plus the
 local slope of the theorem's log factor (:func:`predicted_range`); alternative: a
 multiplicative ``1/(epsilon alpha^2)``, slope 2; the bands and the rule are
-:func:`claims.predictions.rate_verdict`'s. Model check: the u-free reading ``v2`` (the two
+:func:`claims.rules.predictions.rate_verdict`'s. Model check: the u-free reading ``v2`` (the two
 smallest epsilons) gives the same slope, else ``v2``'s slope is counted instead
 (:func:`growth_verdict`). ``v > 0`` at every alpha is a check row. docs/claims/c2_agnostic.md
 states the design and the rule, fixed before the trials were run.
@@ -23,11 +23,11 @@ import pandas as pd
 
 from analysis.aggregate import ERROR_COL
 from analysis.epsilon_term import epsilon_term_growth
-from claims import plotting
+from claims.reporting import plotting
 from claims.base import VerdictRow, beta_of, setting_value, trial_set
-from claims.outcomes import fit_defect, inconclusive, interval_defect
-from claims.predictions import rate_verdict, theory_with_alternative
-from claims.verdicts import check_verdict, fmt_slope
+from claims.rules.outcomes import fit_defect, inconclusive, interval_defect
+from claims.rules.predictions import rate_verdict, theory_with_alternative
+from claims.rules.verdicts import check_verdict, fmt_slope
 from experiments.columns import ALPHA_TARGET, C, D, EPSILON, PPM, W_PUB
 from ppm import bounds
 

@@ -1,7 +1,7 @@
 """C4, where the ``d^2`` comes from: ``ln|G|``, the mechanism's price, the privacy cost ``A(d)``.
 
 Three readings of Theorem 4.9's ``d^2 log`` term that do not go through the end-to-end
-``n_hat`` vs d slope (:mod:`claims.c4_dimension` draws them beside it):
+``n_hat`` vs d slope (:mod:`claims.c4.dimension` draws them beside it):
 
 (a) ``ln|G|`` against ``d^2 ln n_pub`` (``results/c4_dimension/log_class_size.csv``, computed by
     :mod:`analysis.class_size`, written by ``scripts/log_class_size.py``: ``|C_pub|`` from
@@ -9,7 +9,7 @@ Three readings of Theorem 4.9's ``d^2 log`` term that do not go through the end-
     MEASURED: the local exponent of ``ln|G|`` in ``ln n_pub`` per d, to be compared with ``d^2``
     (docs/model.md §4: ``|C_pub| ~ 2 n_pub^d / d!``, ``|G| ~ |C_pub|^d / d!``). This is a
     property of the class, no sampling noise.
-(b) The exponential mechanism's exact price, C4's counted test, is :mod:`claims.c4_price`.
+(b) The exponential mechanism's exact price, C4's counted test, is :mod:`claims.c4.price`.
 (c) ``A(d)`` of ``n_hat ~ A(d)/epsilon + B(d)`` (w_pub = 0.1; ``c4_epsilon_fit``: d = 1, 2;
     ``c4_epsilon_fit_d3`` and ``c4_dimension_d3_wpub``: d = 3; epsilon in {1, 2, 4, 10}):
     the privacy cost separated from the non-private one, reported against d. Lemma 4.6 in
@@ -18,7 +18,7 @@ Three readings of Theorem 4.9's ``d^2 log`` term that do not go through the end-
     ``log ln|G|`` is shown as a reference only (the lemma does not fix A's shape).
 
 (a) and (c) are bounds every measurement must satisfy: built-in checks
-(:func:`claims.verdicts.check_verdict`), not settings.
+(:func:`claims.rules.verdicts.check_verdict`), not settings.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from claims.base import VerdictRow, beta_of, trial_set
-from claims.verdicts import NOT_MEASURED, check_verdict, fmt_interval, verdict
+from claims.rules.verdicts import NOT_MEASURED, check_verdict, fmt_interval, verdict
 from analysis import class_size
 from analysis.class_size import fit_d2, local_exponents
 from analysis.sample_complexity import empirical_sample_complexity, loglog_slope
@@ -223,7 +223,7 @@ def lemma_4_6_verdict(tab: pd.DataFrame) -> str:
     FAILED if some d's interval lies entirely above its bound, passed otherwise (saying where
     an interval reaches the bound). A bound every sample must satisfy is not evidence for the
     rate: C4's counted test is the private cost against the exact ln|G|
-    (:mod:`claims.c4_dimension`)."""
+    (:mod:`claims.c4.dimension`)."""
     if not np.isfinite(tab.A).any():
         return NOT_MEASURED
     above = [int(r.d) for r in tab.itertuples() if np.isfinite(r.A_lo) and r.A_lo > r.em_A]
@@ -272,7 +272,7 @@ def analyse(results) -> list[VerdictRow]:
 
 
 # ------------------------------------------------------------------------------------------
-# figure panels (drawn by claims.c4_dimension.plot)
+# figure panels (drawn by claims.c4.dimension.plot)
 # ------------------------------------------------------------------------------------------
 
 

@@ -3,14 +3,14 @@
 ``<root>/figures/overview.png``, drawn by ``scripts/summary.py`` from the per-claim
 ``<root>/<claim>/summary.csv``: one panel per claim with a measured interval (a slope, a ratio,
 a difference: the ``slope``, ``slope_lo``, ``slope_hi`` columns of its rows), one row per
-counted setting (reference rows, breakdowns and checks left out, :func:`claims.verdicts.counted`).
-Each row shows the measured value with its interval, coloured by its verdict, over the band the
-claim's theory admits (read from the row's ``theory`` text, "band [lo, hi]", where it states
-one), with the claim's predicted value and its alternative's as reference lines
-(:func:`references_of`). Claims whose verdicts are not an interval (the exact audits C6 and C7, the comparisons
-of C8, C10 and the real data) are named under the figure. Titles are one line (the README shows
-this figure). A quick-profile root's overview carries the smoke-run banner and draws every
-row in black: a smoke run holds nothing.
+counted setting (reference rows, breakdowns and checks left out,
+:func:`claims.rules.verdicts.counted`). Each row shows the measured value with its interval,
+coloured by its verdict, over the band the claim's theory admits (read from the row's ``theory``
+text, "band [lo, hi]", where it states one), with the claim's predicted value and its alternative's
+as reference lines (:func:`references_of`). Claims whose verdicts are not an interval (the exact
+audits C6 and C7, the comparisons of C8, C10 and the real data) are named under the figure. Titles
+are one line (the README shows this figure). A quick-profile root's overview carries the smoke-run
+banner and draws every row in black: a smoke run holds nothing.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from claims import plotting
-from claims.accounting import joint_part_verdict
+from claims.reporting import plotting
+from claims.rules.accounting import joint_part_verdict
 from claims.base import is_smoke, share_trials
 from claims.registry import CLAIMS
-from claims.verdicts import counted
+from claims.rules.verdicts import counted
 
 NAME = "overview"
 _BAND = re.compile(r"band \[([-+]?[\d.]+(?:e[-+]?\d+)?), ([-+]?[\d.]+(?:e[-+]?\d+)?)\]")
@@ -126,8 +126,8 @@ def rows_of(root: Path) -> dict[str, pd.DataFrame]:
 
 def _with_joint_parts(df: pd.DataFrame) -> pd.DataFrame:
     """A joint row (one trial set read at several alphas, counted once:
-    :func:`claims.accounting.one_per_trial_set`) has no interval of its own: it is drawn as its
-    readings, each with its own interval and verdict colour, labelled ``every: <reading>``."""
+    :func:`claims.rules.accounting.one_per_trial_set`) has no interval of its own: it is drawn as
+    its readings, each with its own interval and verdict colour, labelled ``every: <reading>``."""
     if "statistic" not in df:
         return df
     stat = df["statistic"].fillna("").astype(str)

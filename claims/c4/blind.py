@@ -8,7 +8,7 @@ the GPU batch ``batches/gpu/c4_price_d4.yaml``. Each model carries k_eff from d 
 the same design: ``k_eff(4) = k_eff(3) (4/3)^b`` with ``b = 2`` (d^2) or ``b = 1`` (d), the
 interval that of the measured ``k_eff(3)`` (a bootstrap over samples) times the factor
 (:func:`predict`). The row (:func:`analyse`) weighs the measured ``k_eff(4)`` interval against
-the two with :func:`claims.predictions.prediction_verdict`; until the rows exist it says what
+the two with :func:`claims.rules.predictions.prediction_verdict`; until the rows exist it says what
 waits.
 """
 
@@ -22,9 +22,9 @@ import pandas as pd
 
 from analysis import mechanism_price as mp
 from claims.base import VerdictRow, trial_set
-from claims.outcomes import LEVEL
-from claims.predictions import prediction_verdict
-from claims.verdicts import fmt_interval
+from claims.rules.outcomes import LEVEL
+from claims.rules.predictions import prediction_verdict
+from claims.rules.verdicts import fmt_interval
 
 PREDICTIONS = mp.CONFIG.parent / "c4_predictions.yaml"
 GPU_BATCH = "batches/gpu/c4_price_d4.yaml"
@@ -69,7 +69,7 @@ def write_predictions(df: pd.DataFrame, gpu_rows_exist: bool, path=PREDICTIONS) 
         raise ValueError(f"d = {D_TO} rows exist: the prediction in {path} must predate them")
     pred = predict(df)
     head = ("# C4 at d = 4, BLIND: k_eff = E (e^(eps/2) - 1) predicted under d^2 and d from the\n"
-            "# committed d = 3 rows, before any d = 4 row existed (claims/c4_blind.py; written\n"
+            "# committed d = 3 rows, before any d = 4 row existed (claims/c4/blind.py; written\n"
             "# by python -m scripts.mechanism_price --predict-d4). Do not edit by hand.\n")
     Path(path).write_text(head + yaml.safe_dump(pred, sort_keys=False))
     return pred

@@ -4,7 +4,7 @@ the exponential mechanism's ``ln T`` coefficient (KMMS19 Theorem 3.2 x BMN20 Lem
 triangle's three dual coordinates), the check that the measurement lies below it (a check, not
 evidence: the coefficient sits far above any plausible measurement), and the mechanism's own
 exponent on the population (the base measure of the target triangle's cell triples).
-``claims.c16_union_polygons`` (its module docstring gives the derivation) builds the rows from
+``claims.c16.union_polygons`` (its module docstring gives the derivation) builds the rows from
 these."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from claims.accounting import as_check
+from claims.rules.accounting import as_check
 from ppm.set_cover import GridTriangles
 from ppm.set_cover.unions import TriangleComplementSelector
 
@@ -69,7 +69,7 @@ def ln_t_verdict(fit: dict, coef: float, tol: float = 0.0) -> str:
     """The rule of ``d n_hat / d ln T`` (module docstring): a built-in check, not evidence.
     The prediction ``0 < d n_hat / d ln T <= C`` has an upper edge ``C`` (the mechanism's
     coefficient, constant 1) that no plausible measurement reaches (about 160x the measured
-    value: :func:`claims.accounting.vacuous_edge`), so the row cannot fail there; it checks
+    value: :func:`claims.rules.accounting.vacuous_edge`), so the row cannot fail there; it checks
     that the interval lies below ``C`` ("check (...): passed", or a loud "check: FAILED" when
     T costs more than the mechanism explains). No margin is derived from the data. Whether
     ``T`` costs samples at all is the counted slope row's question, whose bands come from

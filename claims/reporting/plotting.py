@@ -163,8 +163,8 @@ def banner(text: str | None):
 @contextlib.contextmanager
 def variant(suffix: str, title: str):
     """Figures saved inside this block are one value of a parameter an override swept
-    (``claims/report.py``): their file name ends in ``suffix`` and ``title`` is added under the
-    figure's title (which value, and which values the results root holds)."""
+    (``claims/reporting/report.py``): their file name ends in ``suffix`` and ``title`` is added
+    under the figure's title (which value, and which values the results root holds)."""
     _VARIANT.append((suffix, title))
     try:
         yield
@@ -286,7 +286,7 @@ def save(fig, out_dir: Path, name: str, title: str, dpi: int = 120) -> Path:
 def error_panel(ax, trials: pd.DataFrame, x_col: str, xlabel: str, learners) -> None:
     """Mean true error with 95% intervals against ``x_col``, one line per (learner, n)
     (solid: the largest n)."""
-    from claims.verdicts import mean_ci
+    from claims.rules.verdicts import mean_ci
     for learner in learners:
         for j, (n, g) in enumerate(sorted(trials[trials.learner == learner].groupby("n"),
                                           reverse=True)):

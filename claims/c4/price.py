@@ -16,14 +16,14 @@ is its own finding, read from the mechanism's EXACT law on each sample
   before the counted rows): the exponent ``b`` of ``k_eff(d) ~ d^b`` over d = 1, 2, 3 at the
   counted epsilon, on cells the small-``n_pub`` cap leaves alone, per sample ``k_eff`` averaged
   over its nested public sets; a bootstrap over samples (independent per d). The bands come from
-  the two models (:func:`claims.predictions.prediction_bands`: ``b = 2`` against ``b = 1``).
+  the two models (:func:`claims.rules.predictions.prediction_bands`: ``b = 2`` against ``b = 1``).
 * The model check, fixed in advance: ``k_eff`` flat in ``n_pub`` (the paired ratio at the
   largest over the smallest ``n_pub`` within ``1 +- flat_margin`` at every d). Where it fails the
   declared secondary reading (``b`` at the largest ``n_pub`` alone) decides.
 
 Breakdowns: the same exponent at every epsilon of the design, and ``k_eff`` per d on the fixed
 (n = 192, n_pub = 12) design of ``configs/c4_price.yaml`` (every epsilon; capped cells named).
-d = 4 is judged blind (:mod:`claims.c4_blind`).
+d = 4 is judged blind (:mod:`claims.c4.blind`).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ import pandas as pd
 
 from analysis import mechanism_price as mp
 from claims.base import VerdictRow, trial_set
-from claims.outcomes import LEVEL, NOT_MEASURED, inconclusive
-from claims.predictions import fmt_band, prediction_bands, prediction_verdict
-from claims.verdicts import check_verdict, fmt_interval
+from claims.rules.outcomes import LEVEL, NOT_MEASURED, inconclusive
+from claims.rules.predictions import fmt_band, prediction_bands, prediction_verdict
+from claims.rules.verdicts import check_verdict, fmt_interval
 
 FIGURE = "c4_dimension"
 PAPER = ("Lemma 4.6: m(g_hat) - min_G m <= (2/eps)(ln|G| + ln 1/beta) w.p. 1 - beta, "
@@ -313,7 +313,7 @@ def bound_row(df: pd.DataFrame, trials: str) -> VerdictRow:
 
 
 def analyse(results) -> list[VerdictRow]:
-    from claims import c4_blind
+    from claims.c4 import blind
     root = results.root
     rows = []
     nested = read(root, (mp.NESTED_CSV,))
@@ -325,7 +325,7 @@ def analyse(results) -> list[VerdictRow]:
     fixed = read(root, (mp.CSV,))
     if fixed is not None:
         rows += fixed_rows(fixed, mp.load_design(), tables_trials(root, (mp.CSV,)))
-    rows += c4_blind.analyse(results)
+    rows += blind.analyse(results)
     both = [t for t in (nested, read(root, (mp.CSV, mp.CSV_GPU))) if t is not None]
     if both:
         cols = ["d", "sample", "epsilon", "excess_mean", "excess_q", "em_bound"]
@@ -335,7 +335,7 @@ def analyse(results) -> list[VerdictRow]:
 
 
 # ------------------------------------------------------------------------------------------
-# figure panels (claims/c4_dimension.py lays them out)
+# figure panels (claims/c4/dimension.py lays them out)
 # ------------------------------------------------------------------------------------------
 
 
@@ -373,7 +373,7 @@ def k_eff_panel(ax, results, rows) -> bool:
     """The counted statistic: k_eff against d (log-log) at every epsilon's uncapped cells, the
     counted epsilon bold with its exponent, d^2 and d through k_eff(1) = 1, the blind d = 4
     predictions."""
-    from claims import c4_blind
+    from claims.c4 import blind
     df = read(results.root, (mp.NESTED_CSV,))
     if df is None:
         return False
@@ -389,7 +389,7 @@ def k_eff_panel(ax, results, rows) -> bool:
     d = np.array([1.0, 4.0])
     ax.plot(d, d ** 2, "k--", lw=1, label="d^2 (BMN20)")
     ax.plot(d, d, color="C3", ls="-.", lw=1, label="d (VC price)")
-    pred = c4_blind.load_predictions()
+    pred = blind.load_predictions()
     if pred is not None:
         for j, (name, m) in enumerate(pred["models"].items()):
             ax.errorbar([4 + 0.06 * (j - 0.5)], [m["k_eff"]],

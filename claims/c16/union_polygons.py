@@ -34,8 +34,8 @@ Rows and their rules:
   alternative the claim argues against: a ``T``-free cost, ``d n_hat / d ln T = 0`` (the VC
   dimension of unions of two triangles does not depend on ``T``: what the non-private greedy
   pays). The upper edge ``C`` lies about 160x above the measured value, a band no plausible
-  measurement misses (:func:`claims.accounting.vacuous_edge`), so this row is a built-in check
-  (:func:`claims.c16_ln_t.ln_t_verdict`: "check (...): passed" when the interval lies below
+  measurement misses (:func:`claims.rules.accounting.vacuous_edge`), so this row is a built-in check
+  (:func:`claims.c16.ln_t.ln_t_verdict`: "check (...): passed" when the interval lies below
   ``C``, a loud "check: FAILED" otherwise), not evidence; no margin is derived from the data.
   The alpha of the row is the one with the most uncensored ``T`` (the smaller alpha on a tie).
   The row also reports, without judging by it, the mechanism's own exponent on this
@@ -68,7 +68,7 @@ Each row names what it computes (``statistic``) and the runs it reads (``trials`
 runs of one experiment, :func:`runs`; the foil's, the union learner's at the largest ``n``).
 The union learner's counted slope row and the foil read common runs of ``c16_union_polygons``
 (the largest-``n`` cells are on the slope's error curves), so
-:func:`claims.accounting.one_per_trial_set` counts them as one joint row that holds only if
+:func:`claims.rules.accounting.one_per_trial_set` counts them as one joint row that holds only if
 both hold; ``c16_theorem_budget``'s slope row reads other trials and counts on its own.
 """
 
@@ -82,14 +82,14 @@ import pandas as pd
 from analysis.aggregate import ERROR_COL
 from analysis.sample_complexity import loglog_slope
 from analysis.slopes import linear_in_log_x, sample_complexity_slope_against
-from claims import plotting
+from claims.reporting import plotting
 from claims.base import Claim, VerdictRow, alphas_of, beta_of, first, setting_value, trial_set
-from claims.accounting import breakdown
-from claims.c16_ln_t import (counted_alpha, ln_t_verdict,
-                              mechanism_ln_t_coefficient, target_triple_exponent)
-from claims.predictions import rate_verdict, theory_with_alternative
-from claims.verdicts import (check_verdict, explicit_bound_note, fmt_interval,
-                             fmt_slope, mean_ci, verdict)
+from claims.rules.accounting import breakdown
+from claims.c16.ln_t import (counted_alpha, ln_t_verdict,
+                             mechanism_ln_t_coefficient, target_triple_exponent)
+from claims.rules.predictions import rate_verdict, theory_with_alternative
+from claims.rules.verdicts import (check_verdict, explicit_bound_note, fmt_interval,
+                                   fmt_slope, mean_ci, verdict)
 from experiments import columns
 from experiments.columns import (ALPHA0, CONVEX, D, DELTA, DISJUNCTION, EPSILON, EPSILON_HAT,
                                  GREEDY_TRIANGLES, LEARNER_K, SUPPORT, T, W_PUB)
