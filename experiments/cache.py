@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
 import json
 import os
 import re
@@ -235,18 +234,16 @@ def _same_as_per_trial(df, rows: list[int]) -> bool:
     spans lines or a blank record was skipped: then the caller parses trial by trial."""
     import pandas as pd
 
-    if sum(rows) != len(df):
+    if sum(rows) != len(df) or 0 in rows:
         return False
     text = [c for c in df.columns if pd.api.types.is_string_dtype(df[c].dtype)]
-    if not text:
-        return True
-    ends = list(itertools.accumulate(rows))
+    trial = pd.RangeIndex(len(rows)).repeat(rows)  # each row's trial, in order
     for c in text:
-        col = df[c]
-        for a, b in zip([0, *ends[:-1]], ends):
-            part = col.iloc[a:b]
-            if part.isna().all() or pd.to_numeric(part, errors="coerce").notna().all():
-                return False
+        col = df[c].set_axis(trial)
+        empty = col.isna().groupby(level=0).all()
+        numbers = pd.to_numeric(col, errors="coerce").notna().groupby(level=0).all()
+        if (empty | numbers).any():
+            return False
     return True
 
 

@@ -1,7 +1,7 @@
 """Several mechanism draws per split for the real-data comparison (PPM vs DP-LR, breast cancer).
 
 The real-data claim (``claims/real_breast_cancer.py``) separates the variability of the splits
-from the mechanisms' noise (:func:`claims.real_breast_cancer.split_mechanism_interval`), which
+from the mechanisms' noise (:func:`analysis.split_comparison.split_mechanism_interval`), which
 needs several draws of each private mechanism on the same split. :func:`split_rows` replays the
 ``real_breast_cancer`` sweep's splits exactly (the pipeline's config, seeds and test rows:
 :func:`experiments.pipeline.run_trial`'s streams), and on each split

@@ -3,28 +3,17 @@
     python -m scripts.real_draws --results results [--draws 10] [--trials 40]
     python -m scripts.real_draws --results results --experiment real_breast_cancer_fair
 
-The real-data claim (``claims/real_breast_cancer.py``) separates the variability of the splits
-from the mechanisms' noise (:func:`claims.real_breast_cancer.split_mechanism_interval`), which
-needs several draws of each private mechanism on the same split. This script replays the
-``real_breast_cancer`` sweep's splits exactly (the pipeline's config, seeds and test rows:
-:func:`experiments.pipeline.run_trial`'s streams), and on each split
-
-* PPM: steps 1-2 of ``PPMHalfspaceLearner.fit`` (``C_pub`` and the scorer of ``G``, which use
-  no randomness and do not depend on epsilon) run once; ``fit`` itself then runs for every
-  epsilon and draw with that scorer handed back (:class:`ScoredOnce`), so step 3, the
-  exponential mechanism's draw, is ``fit``'s own code, and the fitted estimator exposes what
-  ``fit`` exposes and nothing else;
-* DP-LR (diffprivlib): refitted for every draw (about 0.05 s).
-
-* the fair DP-LR of ``real_breast_cancer_fair`` (``dp_logistic_public``, public rows free):
-  refitted for every draw (a few milliseconds).
+Several draws of each private mechanism on each of the ``real_breast_cancer`` sweep's splits,
+replayed exactly (what is drawn and how: :mod:`experiments.real_draws`), for the real-data
+claim's split/mechanism variance decomposition
+(:func:`analysis.split_comparison.split_mechanism_interval`).
 
 Draw 0 uses the pipeline's learner seed, so it reproduces the committed trial (checked: the
 script stops if an error differs); draw ``d >= 1`` uses the seed ``SeedSequence((learner_seed,
 d))``. Writes ``<results>/<experiment>_draws/trials.csv`` (one row per split, learner, epsilon
-and draw; ``--experiment`` chooses the sweep, default ``real_breast_cancer``). Cost on one core: about 1.3 s per split for the scorer and its histogram, about 0.03 s
-per PPM draw and 0.1 s per DP-LR fit: 40 splits x 5 epsilons x 20 draws in about 10 minutes.
-The replay itself is :mod:`experiments.real_draws`.
+and draw; ``--experiment`` chooses the sweep, default ``real_breast_cancer``). Cost on one
+core: about 1.3 s per split for the scorer and its histogram, about 0.03 s per PPM draw and
+0.1 s per DP-LR fit: 40 splits x 5 epsilons x 20 draws in about 10 minutes.
 """
 
 from __future__ import annotations
