@@ -13,13 +13,19 @@ own module and on its own class (never inherited: a subclass declares again):
   must not depend on a private example (tests/test_private_state.py);
 * ``_expected_failed_checks``: the scikit-learn checks its check instance(s) fail by design,
   composed from the named sets of :mod:`ppm.sklearn_checks` (every registered estimator, private
-  or not, declares these).
+  or not, declares these);
+* ``_temperature_cases``: a classmethod returning ``{name: case}``, one per exponential-mechanism
+  selection it makes (or that its selection function makes), each ``case(eps, seed=0) ->
+  (epsilon_used, release)``: the learner (or that function) run on a tiny fixed input at
+  ``eps``, the epsilon its selection must hand :func:`ppm.mechanisms.em_temperature`, and what
+  it releases (tests/test_em_temperature.py: every selection asks for its temperature and
+  follows a replaced one); ``{}``, with the reason, for a learner with no selection of its own.
 
 Everything that lists learners is derived from these declarations through the registry
 (:mod:`ppm.registry`): the audit runner (``analysis.privacy_audit_runs``) and its script
 (``scripts/privacy_audits.py``), the claim-like audit rows (``claims.privacy_audits``), the
-private-state, audit and scikit-learn check tests, and docs/usage.md's learners table. Method,
-neighbour relations and what each audit can show: docs/privacy_audits.md.
+private-state, audit, temperature and scikit-learn check tests, and docs/usage.md's learners
+table. Method, neighbour relations and what each audit can show: docs/privacy_audits.md.
 
 Order: ``index`` is the position of a declaration's rows in ``privacy_audits/audit.csv``; a
 statistical audit draws its streams from ``stream_seed(seed, index, control)``, so the index is
@@ -35,8 +41,8 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["CONTROL", "KINDS", "MULTIPLIERS", "N_EVAL", "N_SELECT", "PrivacyAudit", "declared",
-           "declared_audits", "missing_declarations", "neighbour_pairs", "private_learners",
-           "released"]
+           "declared_audits", "halfspace_sample", "missing_declarations", "neighbour_pairs",
+           "private_learners", "released", "temperature_cases"]
 
 KINDS = ("statistical", "exact", "none")
 MULTIPLIERS = (1.5, 2.0, 3.0)  # the power curve of every statistical audit
@@ -98,6 +104,19 @@ def neighbour_pairs(base: dict, changes: list) -> list:
     return out
 
 
+def halfspace_sample(seed: int = 0, n: int = 30):
+    """A tiny input of the halfspace learners' temperature cases: ``n`` standard normal points of
+    the plane labelled by ``x0 + 0.3 x1 > 0``, the first three labels flipped, the first six
+    examples public."""
+    r = np.random.default_rng(seed)
+    X = r.normal(size=(n, 2))
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    y[:3] = 1 - y[:3]
+    public = np.zeros(n, bool)
+    public[:6] = True
+    return X, y, public
+
+
 def private_learners() -> list[type]:
     """The registered classes with an ``epsilon`` parameter, in registration order."""
     from ppm.registry import registered
@@ -118,6 +137,16 @@ def declared_audits(cls) -> tuple[PrivacyAudit, ...]:
 def released(cls) -> tuple[str, ...] | None:
     """``cls``'s own ``_released`` attribute names (None if it declares none)."""
     return _own(cls, "_released")
+
+
+def temperature_cases(cls=None) -> dict[str, Callable] | None:
+    """``cls``'s own temperature cases (None if it declares none); without ``cls``, every private
+    learner's, in registration order."""
+    if cls is None:
+        return {name: case for c in private_learners() for name, case in
+                (temperature_cases(c) or {}).items()}
+    own = _own(cls, "_temperature_cases")
+    return dict(own.__get__(None, cls)()) if own is not None else None
 
 
 def declared() -> list[tuple[str, type, PrivacyAudit]]:
@@ -144,10 +173,17 @@ def missing_declarations() -> list[str]:
         if _own(cls, "_expected_failed_checks") is None:
             lines.append(f"{where}: add _expected_failed_checks (named sets of "
                          f"ppm.sklearn_checks; {{}} if it passes every check)")
+        if temperature_cases(cls) is None:
+            lines.append(f"{where}: add a classmethod _temperature_cases returning {{name: "
+                         f"case(eps, seed=0) -> (epsilon_used, release)}} per exponential-"
+                         f"mechanism selection ({{}} with the reason if it makes none)")
     every = [a for cls in private_learners() for a in declared_audits(cls)]
     for attr in ("index", "row"):
         values = sorted(getattr(a, attr) for a in every)
         if values != list(range(len(every))):
             lines.append(f"PrivacyAudit.{attr}: the declarations must number 0..{len(every) - 1} "
                          f"once each, got {values}")
+    names = [n for cls in private_learners() for n in (temperature_cases(cls) or {})]
+    lines += [f"_temperature_cases: the case name {n!r} is declared twice"
+              for n in sorted({n for n in names if names.count(n) > 1})]
     return lines

@@ -1,6 +1,8 @@
 """The committed tables of C4's privacy price (results/c4_dimension/privacy_price*.csv) are the
 design's (configs/c4_price.yaml): a few samples recomputed here give the committed rows."""
 
+import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -31,15 +33,38 @@ GPU = ROOT / "results" / mp.CSV_GPU
 
 @pytest.mark.skipif(not GPU.exists(), reason="the d = 4 rows of the GPU batch are not committed")
 def test_committed_gpu_rows_are_the_designs_samples():
-    # the histogram needs a GPU; the sample and its class are cheap: they must be the design's
+    # the histogram needs a GPU (or minutes of a CPU, below); each sample's draw, its class and
+    # Lemma 4.6's bound are cheap: they must be the design's, for every sample and epsilon
     rows = pd.read_csv(GPU)
     design = mp.load_design()
-    for s in range(3):
-        r = rows[(rows.d == 4) & (rows["sample"] == s)].iloc[0]
+    assert set(rows.d) == set(design.dims_gpu)
+    assert rows.groupby("d")["sample"].nunique().eq(design.samples).all()
+    assert (rows.groupby(["d", "sample"])["epsilon"].apply(sorted)
+            .map(lambda e: e == sorted(design.epsilons)).all())
+    assert (rows.n == design.n).all() and (rows.n_pub == design.n_pub).all()
+    for s in range(design.samples):
+        r = rows[(rows.d == 4) & (rows["sample"] == s)]
         X, _, public = mp.fixed_sample(design, 4, s)
-        hs = construct_halfspaces(X[public], n_features=4)
-        assert int(r.n_halfspaces) == len(hs)
-        assert np.isclose(r.log_G, np.log(float(mp.class_sizes(design, 4, s + 1)[s])))
+        m = len(construct_halfspaces(X[public], n_features=4))
+        assert (r.n_halfspaces == m).all()
+        size = 1 + sum(math.comb(m, j) for j in range(1, 5))  # |G| (BMN20's ConstrHalf class)
+        assert np.allclose(r.log_G, math.log(size), rtol=1e-12)
+        # Lemma 4.6's bound (2/eps)(ln|G| + ln 1/beta)
+        assert np.allclose(r.em_bound, 2 / r.epsilon * (math.log(size) - math.log(design.beta)),
+                           rtol=1e-12)
+
+
+@pytest.mark.skipif(os.environ.get("PPM_TEST_LONG") != "1" or not GPU.exists(),
+                    reason="recomputes a d = 4 sample's whole histogram on the CPU (2.6e11 "
+                           "hypotheses, ~2.5 min on 2 cores): set PPM_TEST_LONG=1")
+def test_a_gpu_made_sample_recomputes_on_the_cpu():
+    design = mp.load_design()
+    got = pd.DataFrame(mp.sample_rows(design, 4, 0, device="cpu"))
+    want = pd.read_csv(GPU)
+    want = want[(want.d == 4) & (want["sample"] == 0)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(got.drop(columns="histogram_seconds"),
+                                  want.drop(columns="histogram_seconds"),
+                                  check_dtype=False, rtol=1e-12)
 
 
 NESTED = ROOT / "results" / mp.NESTED_CSV

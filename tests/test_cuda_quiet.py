@@ -14,6 +14,7 @@ first must not reach the caller, the second must.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -25,6 +26,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 OTHER = "another performance warning (must stay visible)"
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
+# numba-cuda highlights every warning's text where colour is on (seen on an H200 with numba-cuda
+# 0.30.4, 2026-11: the simulator's messages too), so the checks read the text without escapes
+ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _run(check: str, timeout: int = 300) -> str:
@@ -63,7 +67,7 @@ def _messages(run):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         run()
-    return [str(w.message) for w in caught]
+    return [ESCAPE.sub("", str(w.message)) for w in caught]
 
 
 def sim_quiet_launches():
@@ -80,8 +84,8 @@ def sim_quiet_launches():
         out[0] = 1
 
     bare = _messages(lambda: noop[1, 1](np.zeros(1)))
-    assert any(m.startswith("Grid size 1 will likely") for m in bare), bare
-    assert any(m.startswith(BOLD + "Grid size 1 will likely") for m in bare), bare
+    # the plain and the bold form both reach a bare launch
+    assert sum(m.startswith("Grid size 1 will likely") for m in bare) == 2, bare
     assert OTHER in bare, bare
 
     rng = np.random.default_rng(0)

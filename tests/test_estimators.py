@@ -11,6 +11,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
+from ppm.budget import BudgetAccountant, BudgetExceededError
 from ppm.registry import registered
 from ppm.sklearn_checks import check_instances
 
@@ -104,3 +105,70 @@ def test_not_fitted_then_fitted_state_has_trailing_underscores(cls, params, bad)
     assert est.predict(X).shape == (X.shape[0],)
     assert clone(est).get_params() == est.get_params()
     assert not hasattr(clone(est), "n_features_in_")  # clone drops the learned state
+
+
+# -- hand-picked non-default values: set, cloned, read back, and used by the refit ---------------
+
+PRIVATE = [(cls, params) for cls, params, _ in LEARNERS if "epsilon" in cls._parameter_constraints]
+
+
+@pytest.mark.parametrize("cls,params", PRIVATE, ids=[c.__name__ for c, _ in PRIVATE])
+def test_a_non_default_epsilon_survives_set_params_clone_and_refit(cls, params):
+    """``epsilon=0.37`` (no learner's default) set after construction: the clone reads it back,
+    its fit is charged 0.37 by an accountant (ppm.budget) and refused under a 0.36 budget, and
+    it releases what the original releases on the same seed."""
+    assert cls().get_params()["epsilon"] != 0.37
+    est = cls(**params).set_params(epsilon=0.37)
+    twin = clone(est)
+    assert twin is not est and twin.get_params() == est.get_params()
+    assert twin.get_params()["epsilon"] == 0.37 and twin.epsilon == 0.37
+    X, y, public = _sample(n=80, cls=cls)
+    with BudgetAccountant(epsilon=0.37) as acc:
+        twin.fit(X, y, public)
+    assert acc.history == [(cls.__name__, 0.37)]
+    with BudgetAccountant(epsilon=0.36), pytest.raises(BudgetExceededError):
+        clone(est).fit(X, y, public)
+    if "random_state" in params:  # seeded (3): the same release
+        assert np.array_equal(est.fit(X, y, public).predict(X), twin.predict(X))
+
+
+WITH_C = [e.cls for e in registered() if "C" in getattr(e.cls, "_parameter_constraints", {})]
+
+
+def _logistic_sample(n=60):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(n, 2))
+    y = (X[:, 0] - 0.5 * X[:, 1] > 0).astype(np.int64)
+    public = np.arange(n) % 2 == 0
+    return X, y, public
+
+
+@pytest.mark.parametrize("cls", WITH_C, ids=[c.__name__ for c in WITH_C])
+def test_C_one_half_survives_clone_and_changes_the_fit(cls):
+    """``C=0.5`` on each logistic regression (the registry's classes with a ``C``): kept by
+    set_params, get_params and clone, and the clone's fit is the original's (same seed), not
+    the fit at the default ``C=1``."""
+    assert cls().C == 1.0
+    base = {"random_state": 3} if "random_state" in cls().get_params() else {}
+    est = cls(**base).set_params(C=0.5)
+    twin = clone(est)
+    assert twin.get_params() == est.get_params() and twin.get_params()["C"] == 0.5
+    assert cls(**base).set_params(C=0.5).get_params() == {**cls().get_params(), **base, "C": 0.5}
+    X, y, public = _logistic_sample()
+    coef = est.fit(X, y, public).coef_
+    assert np.array_equal(twin.fit(X, y, public).coef_, coef)
+    assert not np.allclose(clone(est).set_params(C=1.0).fit(X, y, public).coef_, coef)
+
+
+def test_the_dp_logistic_regression_keeps_its_hand_set_parameters():
+    """The practitioner's pick with every parameter away from its default (as configured by
+    hand): ``epsilon=2``, ``data_norm=2``, ``C=0.5``."""
+    from ppm.baselines import DPLogisticRegression
+    assert DPLogisticRegression in WITH_C
+    params = dict(epsilon=2.0, data_norm=2.0, C=0.5, random_state=3)
+    est = DPLogisticRegression(**params)
+    assert all(est.get_params()[k] != v for k, v in DPLogisticRegression().get_params().items()
+               if k in params)
+    assert clone(est).get_params() == est.get_params() == {**est.get_params(), **params}
+    X, y, public = _logistic_sample()
+    assert np.array_equal(clone(est).fit(X, y, public).coef_, est.fit(X, y, public).coef_)

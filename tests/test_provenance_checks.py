@@ -86,13 +86,23 @@ def test_c4_epsilon_fit_rows_at_different_alphas_share_trials(store):
     assert rows[0].statistic == rows[-1].statistic
 
 
-def test_c4_has_one_counted_row_read_off_the_nested_price_table(analysed):
+def test_c4_counts_the_nested_price_table_and_the_blind_d4_row_once_each(analysed):
+    """C4's counted rows: the exponent in d on the nested price table, and (once the GPU rows
+    are committed) the blind d = 4 prediction on its own table; no two share a trial."""
     if "C4" not in analysed:
         pytest.skip("no C4 results")
+    from claims.c4 import blind as c4_blind
+    from analysis import mechanism_price
     live = [r for r in analysed["C4"]
             if row_kind(r.verdict, r.extra) == "statistical" and counted(r.verdict)]
-    assert len(live) == 1 and live[0].extra == "counted test"
-    assert live[0].statistic == c4_price.STAT_K_EFF
+    gpu = (RESULTS / mechanism_price.CSV_GPU).exists()
+    assert [r.statistic for r in live] == [c4_price.STAT_K_EFF] + gpu * [c4_blind.STAT_D4]
+    if gpu:
+        assert parse_trial_set(live[1].trials) == [(mechanism_price.CSV_GPU.removesuffix(".csv"),
+                                                    {})]
+        assert not share_trials(live[0].trials, live[1].trials)
+    live = live[:1]
+    assert live[0].extra == "counted test"
     from analysis import mechanism_price
     assert mechanism_price.NESTED_CSV.removesuffix(".csv") in {e for e, _ in
                                                               parse_trial_set(live[0].trials)}

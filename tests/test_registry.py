@@ -167,8 +167,9 @@ def test_a_warning_of_fit_points_at_the_users_line_through_the_wrappers():
 
 def test_every_private_learner_declares_its_audit_release_and_checks():
     """What lists the private learners (the audit runner and its script, the audit claim, the
-    private-state, audit and check tests, docs/usage.md's table) is derived from what each one
-    declares beside its class (ppm.audit_spec): every one has a declaration, numbered once."""
+    private-state, audit, temperature and check tests, docs/usage.md's table) is derived from
+    what each one declares beside its class (ppm.audit_spec): every one has a declaration,
+    numbered once."""
     from ppm.audit_spec import declared, missing_declarations, private_learners
     assert not missing_declarations(), "\n".join(missing_declarations())
     assert {cls for _, cls, _ in declared()} == set(private_learners())
@@ -190,15 +191,19 @@ def test_a_new_private_learner_without_declarations_is_told_what_to_add():
     registry.configurable("baseline", stable_name="tests.ToyPrivate")(ToyPrivate)
     try:
         lines = [m for m in missing_declarations() if "ToyPrivate" in m]
-        assert len(lines) == 3 and "_privacy_audits" in lines[0]
+        assert len(lines) == 4 and "_privacy_audits" in lines[0]
         assert "_released" in lines[1] and "_expected_failed_checks" in lines[2]
+        assert "_temperature_cases" in lines[3]
         ToyPrivate._released = ("rule_",)
         ToyPrivate._expected_failed_checks = {}
+        ToyPrivate._temperature_cases = classmethod(lambda cls: {"ppm": lambda eps, seed=0: 0})
         ToyPrivate._privacy_audits = classmethod(lambda cls: (PrivacyAudit(
             kind="none", index=0, row=0, paper="p", neighbours="n"),))
         # declared, but numbered like an existing audit: the clash is named
         assert [m for m in missing_declarations() if "ToyPrivate" in m] == []
         assert any(m.startswith("PrivacyAudit.index") for m in missing_declarations())
+        # and a case named like an existing one (PPMHalfspaceLearner's "ppm")
+        assert any("'ppm' is declared twice" in m for m in missing_declarations())
     finally:
         registry.unregister(ToyPrivate)
     with pytest.raises(ValueError, match="kind"):

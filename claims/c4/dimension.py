@@ -17,7 +17,8 @@ plus the privacy price, not the privacy price: it is shown, not counted. The poo
 * w_pub = 0.1: d = 1, 2 from ``c4_epsilon_fit``; d = 3 from ``c4_dimension_d3_wpub`` (epsilon 1,
   10) and ``c4_epsilon_fit_d3`` (2, 4), n <= 224 on the CPU, n = 240..352 on an H100;
 * w_pub = 0.06: d = 1, 2 from ``c4_wpub06_d12``; d = 3 from ``c4_wpub06_d3`` (n <= 224 on the
-  CPU, 256..448 on an H100);
+  CPU, 256..448 on an H100) and its continuation ``c4_wpub06_d3_tail`` (epsilon 1, 2 at n = 480,
+  512 on an H200: the same cells' keys and seeds), read as one sweep;
 * w_pub = 0.5 (C1 sweeps, ``c4_dimension_d3``, ``c4_dimension_eps10``): d = 3 only at n <= 48.
 
 Every setting is shown with its own numbers, censored ones as bounds. The class-size and
@@ -49,8 +50,10 @@ C1_SWEEPS = ("c1_realizable_d1", "c1_realizable_d2")
 D3_WPUB = "c4_dimension_d3_wpub"
 D3_FIT = "c4_epsilon_fit_d3"
 W06_D3, W06_D12 = "c4_wpub06_d3", "c4_wpub06_d12"
+# c4_wpub06_d3 past its grid (epsilon 1, 2 at n = 480, 512 only: not a product with its epsilons)
+W06_D3_TAIL = "c4_wpub06_d3_tail"
 EXPERIMENTS = ("c4_dimension_d3", "c4_dimension_eps10", *mechanism.EPSILON_FIT_SWEEPS[::-1],
-               W06_D12, W06_D3)
+               W06_D12, W06_D3, W06_D3_TAIL)
 # the alphas read in each small-w_pub pool (all below w_pub) ...
 POOL_ALPHAS = {0.1: (0.05, 0.07, 0.09), 0.06: (0.03, 0.04, 0.05)}
 # ... and the settings the pooled breakdown reads: those the sweeps bracket at d = 1, 2, 3
@@ -61,7 +64,7 @@ PAPER = "private cost ~ (ln|G| + ln 1/beta)/(eps alpha), ln|G| = O(d^2 ln n_pub)
 NAMES = ("the ln|G|", "the d (VC) prediction")
 # the pools' sweeps and the d's each contributes (:func:`pool_trials`)
 POOL = ((mechanism.EPSILON_FIT, (1, 2)), (D3_WPUB, (3,)), (D3_FIT, (3,)), (W06_D12, (1, 2)),
-        (W06_D3, (3,)))
+        (W06_D3, (3,)), (W06_D3_TAIL, (3,)))
 # provenance ids (VerdictRow.statistic): the pooled increments ratio R of the excess over ERM,
 # and one setting's R_s
 STAT_POOLED, STAT_SETTING = "excess_over_erm_ratio_R", "excess_over_erm_ratio_R_s"
@@ -352,7 +355,7 @@ CLAIM = Claim(id="C4", name="c4_dimension", statement=STATEMENT, experiments=EXP
               # minutes per d = 3 cell (GPU-made rows among them): committed trials seed the
               # cache (make reproduce)
               long=("c4_dimension_d3", "c4_dimension_d3_wpub", "c4_epsilon_fit_d3",
-                    "c4_epsilon_fit", W06_D3, W06_D12),
+                    "c4_epsilon_fit", W06_D3, W06_D12, W06_D3_TAIL),
               # its d = 3, n = 48 cell takes ~20 min on 2 cores: restored, quick twin kept
               committed=("c4_dimension_eps10",),
               # ln|G| from ConstrHalf's |C_pub| and the mechanism's exact privacy price at

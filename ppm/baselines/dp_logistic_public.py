@@ -166,6 +166,12 @@ class PublicAwareDPLogisticRegression(LinearRule, ClassifierMixin, BaseEstimator
             neighbours="replace one private row by any (x, y); public rows fixed (not protected)",
             verdict="not audited", source="docs/privacy_audits.md"),)
 
+    @classmethod
+    def _temperature_cases(cls):
+        """None: objective perturbation (CMS11 Algorithm 2) adds a noise vector to the
+        objective; it selects nothing with the exponential mechanism (ppm.audit_spec)."""
+        return {}
+
     def __init__(self, *, epsilon=1.0, C=1.0, data_norm="public", random_state=None):
         self.epsilon = epsilon
         self.C = C

@@ -149,6 +149,17 @@ class GridExponentialMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator
             pairs=lambda: neighbour_pairs(base, [{"y": (3, 0)}, {"X": (0, GRID4[3]), "y": (0, 0)},
                                                  {"y": (1, 1)}])),)
 
+    @classmethod
+    def _temperature_cases(cls):
+        """Its grid-threshold selection at ``eps`` on 60 points of [0, 1] (ppm.audit_spec)."""
+        def grid_em(eps, seed=0):
+            x = np.random.default_rng(1).random(60)
+            y = (x > 0.4).astype(int)
+            f = cls(epsilon=eps, T=64, random_state=seed).fit(x[:, None], y)
+            return eps, np.array([f.hypothesis_index_])
+
+        return {"grid_em": grid_em}
+
     def __init__(self, *, epsilon=1.0, T=64, low=0.0, high=1.0, random_state=None):
         self.epsilon = epsilon
         self.T = T

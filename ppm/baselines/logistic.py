@@ -187,6 +187,12 @@ class DPLogisticRegression(_ScaledLinearModel):
             neighbours="replace one private example (the public rows fix the scaling)",
             verdict="not audited", source="docs/privacy_audits.md"),)
 
+    @classmethod
+    def _temperature_cases(cls):
+        """None: objective perturbation (diffprivlib) adds noise to the objective; it selects
+        nothing with the exponential mechanism (ppm.audit_spec)."""
+        return {}
+
     def __init__(self, *, epsilon=1.0, data_norm=3.0, C=1.0, random_state=None):
         self.epsilon = epsilon
         self.data_norm = data_norm

@@ -72,7 +72,7 @@ from sklearn.utils._param_validation import RealNotInt, StrOptions
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.registry import configurable
-from ppm.audit_spec import PrivacyAudit, neighbour_pairs
+from ppm.audit_spec import PrivacyAudit, halfspace_sample, neighbour_pairs
 from ppm.sklearn_checks import DP_ONE_LABEL, EMPTY_SAMPLE, FIT1D
 from ppm.validation import (EPSILON, RANDOM_STATE, Number, check_labelled_data, check_random_state, check_X,
                           warn_if_no_public)
@@ -225,6 +225,16 @@ class SemiPrivateHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstima
                     "probes -0.5, 0.5, ..., 3.5",
             pairs=lambda: neighbour_pairs(base, [{"y": (5, 0)}, {"X": (4, [2.5]), "y": (4, 1)},
                                                  {"y": (6, 0)}])),)
+
+    @classmethod
+    def _temperature_cases(cls):
+        """Its selection from the public cover at ``eps`` on a tiny sample (ppm.audit_spec)."""
+        def semi_private(eps, seed=0):
+            X, y, public = halfspace_sample(2, 40)
+            f = cls(epsilon=eps, random_state=seed).fit(X, y, public)
+            return eps, f.predict(np.random.default_rng(9).normal(size=(200, 2)))
+
+        return {"semi_private": semi_private}
 
     def __init__(self, *, epsilon=1.0, rel_tol=DEFAULT_REL_TOL, labels="private",
                  random_state=None):

@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ppm._sklearn import BinaryLabelsMixin
 from ppm.registry import configurable
-from ppm.audit_spec import PrivacyAudit
+from ppm.audit_spec import PrivacyAudit, halfspace_sample
 from ppm.sklearn_checks import FIT1D
 from ppm.validation import (EPSILON, RANDOM_STATE, Number, Satisfies, check_labelled_data,
                             check_random_state, check_X, require_public,
@@ -220,6 +220,16 @@ class PPMHalfspaceLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
             neighbours="replace one private example by any (x', y'), every cell of the public "
                        "arrangement x both labels",
             source="scripts/exact_audits.py (results/c6_privacy/audit.csv)"),)
+
+    @classmethod
+    def _temperature_cases(cls):
+        """Its halfspace selection at ``eps`` on a tiny sample (ppm.audit_spec)."""
+        def ppm(eps, seed=0):
+            X, y, public = halfspace_sample()
+            f = cls(epsilon=eps, random_state=seed).fit(X, y, public)
+            return eps, f.predict(np.random.default_rng(9).normal(size=(200, 2)))
+
+        return {"ppm": ppm}
 
     def __init__(self, *, epsilon: float = 1.0, random_state=None, method: str = "auto",
                  rel_tol: float = DEFAULT_REL_TOL, block_elements: int = DEFAULT_BLOCK_ELEMENTS,

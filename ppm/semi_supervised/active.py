@@ -119,6 +119,12 @@ class PrivateActiveLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
             neighbours="labelled pools differing in one entry (Definition 5.3)",
             source="ppm/diagnostics/active_audit.py (claim C15)"),)
 
+    @classmethod
+    def _temperature_cases(cls):
+        """None of its own: its one selection is its inner GenericLearner's, run at epsilon 1
+        whatever its own epsilon (GenericLearner declares that case; ppm.audit_spec)."""
+        return {}
+
     def __init__(self, *, epsilon=0.1, n_A=2048, n_queries=None, T=1024, low=0.0, high=1.0,
                  alpha0=0.1, beta0=0.1, epsilon_split=None, random_state=None):
         self.epsilon = epsilon

@@ -160,6 +160,20 @@ class GenericLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
             pairs=lambda: neighbour_pairs(base, [{"y": (3, 0)}, {"U": (0, [GRID4[3]])},
                                                  {"y": (1, 1)}])),)
 
+    @classmethod
+    def _temperature_cases(cls):
+        """Its selection from the cover at its mechanism's epsilon, on 60 labelled and 200
+        unlabelled points of a T = 64 grid (ppm.audit_spec)."""
+        def generic(eps, seed=0):
+            from ppm.populations.grid_thresholds import GridThresholds
+            pop = GridThresholds(T=64, support=4)
+            X, y, p = pop.sample(60, random_state=0)
+            Xu = pop.sample(200, random_state=10)[0]
+            f = cls(epsilon=eps, T=64, random_state=seed).fit(X, y, p, X_unlabelled=Xu)
+            return f.epsilon_mechanism_, f.predict(np.linspace(0, 1, 101)[:, None])
+
+        return {"generic": generic}
+
     def __init__(self, *, epsilon=1.0, T=1024, low=0.0, high=1.0, alpha0=0.1, beta0=0.1,
                  epsilon_split=None, random_state=None):
         self.epsilon = epsilon

@@ -256,6 +256,21 @@ class LabelBoostLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
             neighbours="replace one labelled (x, y) or one unlabelled x (all private)",
             verdict="in the test suite", source="tests/test_label_boost_audit.py"),)
 
+    @classmethod
+    def _temperature_cases(cls):
+        """Its selection site, :func:`label_boost` (Algorithm 2's relabelling), at ``eps`` on 10
+        labelled and 12 unlabelled points past ``2^300``; its base learner declares its own
+        (ppm.audit_spec)."""
+        def boost(eps, seed=0):
+            r = np.random.default_rng(4)
+            S = BigPoints(1 << 300, r.integers(0, 30, size=10))
+            U = BigPoints((1 << 300) + 7, r.integers(0, 40, size=12))
+            _, y_new, _ = label_boost(S, (r.integers(0, 30, 10) > 12).astype(int), U,
+                                      np.random.default_rng(seed), epsilon=eps)
+            return eps, np.asarray(y_new)
+
+        return {"label_boost": boost}
+
     def __init__(self, *, epsilon=1.0, b=64, base_learner=None, base_n=None, alpha0=0.1,
                  beta0=0.1, random_state=None):
         self.epsilon = epsilon

@@ -257,6 +257,21 @@ class RectangleLabelBoostLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimat
             neighbours="replace one labelled (x, y) or one unlabelled x (all private)",
             verdict="in the test suite", source="tests/test_rectangles_audit.py"),)
 
+    @classmethod
+    def _temperature_cases(cls):
+        """Its selection site, :func:`label_boost_rectangles`, at ``eps``: every point of
+        ``{0..5}^2`` labelled by one rectangle, 12 of them again unlabelled; its base learner
+        declares its own (ppm.audit_spec)."""
+        def boost(eps, seed=0):
+            S = np.indices((6, 6)).reshape(2, -1).T
+            U = S[np.random.default_rng(11).choice(36, 12, replace=False)]
+            y = ((S[:, 0] >= 1) & (S[:, 0] <= 3) & (S[:, 1] >= 2)).astype(int)
+            _, y_new, _ = label_boost_rectangles(S, y, U, np.random.default_rng(seed),
+                                                 epsilon=eps)
+            return eps, np.asarray(y_new)
+
+        return {"label_boost_rectangles": boost}
+
     def __init__(self, *, epsilon=1.0, T=1024, b=None, base_n=None, alpha0=0.1, beta0=0.1,
                  max_work=MAX_WORK, random_state=None):
         self.epsilon = epsilon

@@ -405,6 +405,18 @@ class GridRectangleMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
             neighbours="replace one example (point and label), every example private",
             verdict="in the test suite", source="tests/test_rectangles_audit.py"),)
 
+    @classmethod
+    def _temperature_cases(cls):
+        """Its rectangle selection at ``eps`` on every point of ``{0..5}^2``, labelled by one
+        rectangle (ppm.audit_spec)."""
+        def rectangles(eps, seed=0):
+            X = np.indices((6, 6)).reshape(2, -1).T
+            y = ((X[:, 0] >= 1) & (X[:, 0] <= 3) & (X[:, 1] >= 2)).astype(int)
+            f = cls(epsilon=eps, T=6, random_state=seed).fit(X, y)
+            return eps, np.array([repr(f.rectangle_)])
+
+        return {"rectangles": rectangles}
+
     def __init__(self, *, epsilon=1.0, T=1024, b=None, max_work=MAX_WORK, random_state=None):
         self.epsilon = epsilon
         self.T = T

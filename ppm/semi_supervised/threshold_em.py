@@ -169,6 +169,18 @@ class GapThresholdMechanism(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
             pairs=lambda: neighbour_pairs(base, [{"y": (3, 0)}, {"X": (0, 3), "y": (0, 0)},
                                                  {"y": (1, 1)}])),)
 
+    @classmethod
+    def _temperature_cases(cls):
+        """Its threshold selection at ``eps`` on 30 points of ``{0..2^10 - 1}``
+        (ppm.audit_spec)."""
+        def gap_threshold(eps, seed=0):
+            x = np.random.default_rng(3).integers(0, 1 << 10, 30)
+            y = (x > 300).astype(int)
+            f = cls(epsilon=eps, b=10, random_state=seed).fit(x, y)
+            return eps, np.array([repr(f.hypothesis_)])
+
+        return {"gap_threshold": gap_threshold}
+
     def __init__(self, *, epsilon=1.0, b=64, random_state=None):
         self.epsilon = epsilon
         self.b = b

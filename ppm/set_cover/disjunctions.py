@@ -25,6 +25,7 @@ depend on the base class) holds for the flipped run; negating its output is post
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
@@ -74,6 +75,21 @@ class DisjunctionLearner(SetCoverLearner):
         return (audit_instance(cls, "literals", index=6, row=11, exact="set_cover_literals",
                                paper="KMMS19 Theorem 1.3 (De Morgan)", labels=(0, 1, 1, 1),
                                what="disjunctions of literals over {0,1}^2"),)
+
+    @classmethod
+    def _temperature_cases(cls):
+        """One round (k = 1) over triangles at ``epsilon_hat = eps`` on 8 points of
+        ``{0..8}^2``; the round's epsilon is ``epsilon_round_`` (ppm.audit_spec)."""
+        def triangles(eps, seed=0):
+            r = np.random.default_rng(6)
+            pts = r.integers(0, 9, (5, 2))
+            X = np.concatenate([pts, pts[:3]])
+            y = r.integers(0, 2, 8)
+            f = cls(k=1, hypotheses="triangles", T=8, epsilon=0.9, epsilon_hat=eps,
+                    random_state=seed).fit(X, y)
+            return f.epsilon_round_, f.predict(np.random.default_rng(7).integers(0, 9, (100, 2)))
+
+        return {"triangles": triangles}
 
     def _base_class(self) -> str:
         return _CONJUNCTION_SIDE[self.hypotheses]

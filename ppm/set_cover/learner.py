@@ -171,6 +171,27 @@ class SetCoverLearner(BinaryLabelsMixin, ClassifierMixin, BaseEstimator):
                                     "negatives at (0,0)",
                                probes="; probes: the 9 grid points"))
 
+    @classmethod
+    def _temperature_cases(cls):
+        """One round (k = 1) of each variant's selection at ``epsilon_hat = eps`` on a tiny
+        sample; the round's epsilon is ``epsilon_round_`` (ppm.audit_spec)."""
+        def variant(hypotheses, T=None):
+            def case(eps, seed=0):
+                r = np.random.default_rng(5)
+                if hypotheses == "literals":
+                    X = r.integers(0, 2, size=(50, 8))
+                    y = X[:, 0] & X[:, 3]
+                else:
+                    X = r.integers(0, T + 1, size=(14, 2))
+                    y = r.integers(0, 2, 14)
+                f = cls(k=1, epsilon=0.5, epsilon_hat=eps, hypotheses=hypotheses, T=T,
+                        random_state=seed).fit(X, y)
+                return f.epsilon_round_, f.predict(X)
+            return case
+
+        return {"set_cover_literals": variant("literals"),
+                "set_cover_halfplanes": variant("halfplanes", 8)}
+
     def __init__(self, *, k=1, epsilon=0.9, delta=1e-6, hypotheses="literals",
                  composition="set_cover", alpha0=0.1, beta0=0.1, T=None, epsilon_hat=None,
                  random_state=None, pos_label=None, device="cpu"):
