@@ -396,6 +396,12 @@ def k_eff_panel(ax, results, rows) -> bool:
                         yerr=[[m["k_eff"] - m["lo"]], [m["hi"] - m["k_eff"]]], fmt="D",
                         color="k" if name == "d^2" else "C3", ms=4, capsize=3,
                         label=f"d = 4 blind, {name} (eps 10, n_pub 12)")
+    measured = [r for r in rows if r.statistic == blind.STAT_D4 and np.isfinite(r.slope)]
+    if measured:  # the GPU rows, against the predictions beside them
+        m = measured[0]
+        ax.errorbar([4.0], [m.slope], yerr=[[m.slope - m.slope_lo], [m.slope_hi - m.slope]],
+                    fmt="*", color="C4", ms=9, capsize=3,
+                    label=f"d = 4 measured (GPU): {fmt_interval(m.slope, m.slope_lo, m.slope_hi)}")
     head = [r for r in rows if r.statistic == STAT_K_EFF]
     ax.set_xscale("log")
     ax.set_yscale("log")
