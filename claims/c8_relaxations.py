@@ -188,8 +188,11 @@ def n_row(trials, nhat, x_col, name, paper, exp, n_boot) -> VerdictRow:
         measured=(f"ln(n_hat({level_text}) / n_hat({short} = 0)) = {fit['slope']:+.3f} "
                   f"[{fit['lo']:+.3f}, {fit['hi']:+.3f}] (a factor "
                   f"{math.exp(fit['slope']):.2f}); PPM n_hat: {_n_hat_text(nhat, PPM, x_col, alpha)}; "
-                  f"ratio implied by the least-squares line of ln n_hat on {short} (not "
-                  f"counted): {line['slope']:+.3f} [{line['lo']:+.3f}, {line['hi']:+.3f}]"
+                  + (f"two levels, so the least-squares line of ln n_hat on {short} is the "
+                     f"counted ratio itself (the second summary is the grid reading)"
+                     if ppm[x_col].nunique() == 2 else
+                     f"ratio implied by the least-squares line of ln n_hat on {short} (not "
+                     f"counted): {line['slope']:+.3f} [{line['lo']:+.3f}, {line['hi']:+.3f}]")
                   + erm_text),
         theory=(f"BMN20 Thm 4.9's bound involves no {short}: n_hat grows by at most a factor "
                 f"{FACTOR:g} up to {level_text} (ln ratio <= {m:.3f}); alternative: label "

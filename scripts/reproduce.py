@@ -221,11 +221,12 @@ class Plan:
 
     def audit(self) -> list[list[str]]:
         """The exact audits of C6 and C7, then every private learner's privacy audit (it reads
-        C6's audit; the quick profile at a tenth of the runs: a smoke run)."""
+        C6's audit; the quick profile at a fiftieth of the runs, at least 20 and 40 per
+        side: a smoke run)."""
         return [self.py("scripts.exact_audits", "--results", self.results, "--instances",
                         self.instances),
                 self.py("scripts.privacy_audits", "--results", self.results,
-                        "--jobs", str(self.o.n_jobs), *(["--scale", "0.05"] if self.quick else []))]
+                        "--jobs", str(self.o.n_jobs), *(["--scale", "0.02"] if self.quick else []))]
 
     def kept(self, cmd: list[str]) -> bool:
         """Is ``cmd``'s output a committed table that ``make reproduce`` keeps? In the default
