@@ -149,12 +149,9 @@ class ResultStore:
         constant ones joined from ``trials`` (``analysis.aggregate.curve_config``)."""
         key = (experiment, reading())
         if key not in self._cache:
-            path = self.root / experiment
-            if (path / "trials.csv").exists() and (path / "n_hat.csv").exists():
-                trials = pd.read_csv(path / "trials.csv", low_memory=False,
-                                     dtype={"cell_key": str})
-                nhat = pd.read_csv(path / "n_hat.csv")
-                trials = unique_trials(trials)
+            raw = self._tables(experiment)
+            if raw is not None:
+                trials, nhat = raw
                 if reading() == "grid" and "n_hat_grid" in nhat:
                     # the reference reading: its columns stand where the claims read n_hat
                     nhat = nhat.assign(**{c: nhat[g] for c, g in GRID_READ.items()})
@@ -162,6 +159,18 @@ class ResultStore:
                 self._cache[key] = (trials, curve_config(nhat, trials))
             else:
                 self._cache[key] = None
+        return self._cache[key]
+
+    def _tables(self, experiment: str):
+        """The two files of one experiment as read, once for every reading (or None)."""
+        key = (experiment, "files")
+        if key not in self._cache:
+            path = self.root / experiment
+            self._cache[key] = None
+            if (path / "trials.csv").exists() and (path / "n_hat.csv").exists():
+                trials = pd.read_csv(path / "trials.csv", low_memory=False,
+                                     dtype={"cell_key": str})
+                self._cache[key] = (unique_trials(trials), pd.read_csv(path / "n_hat.csv"))
         return self._cache[key]
 
     def has_any(self, experiments) -> bool:

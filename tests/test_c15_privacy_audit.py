@@ -20,12 +20,12 @@ from scipy import stats
 
 import ppm.diagnostics.active_audit as aa
 from claims import c15_active as c15
-from claims.base import ResultStore
 from claims.rules.accounting import failed, row_kind
 from claims.rules.verdicts import counted
 from ppm.semi_supervised import PrivateActiveLearner
 from ppm.semi_supervised.cover import threshold_cover
 from ppm.semi_supervised.sanitizer import sanitize_thresholds
+from tests import committed_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 INNER = aa.Inner(epsilon=1.0, eps_san=1.0, eps_em=1.0, alpha0=0.1)
@@ -121,8 +121,8 @@ def test_the_reduction_refuses_a_release_that_reads_another_node(monkeypatch):
     aa.release_pieces.cache_clear()
 
 
-def test_committed_results_count_privacy_once_beside_the_label_rows():
-    rows = c15.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
+def test_committed_results_count_privacy_once_beside_the_label_rows(tmp_path_factory):
+    rows = committed_rows.raw_rows(c15.CLAIM.id, tmp_path_factory)
     priv = [r for r in rows if r.extra == "privacy"]
     check = [r for r in rows if r.extra == "privacy check"]
     # an exact audit: shown in the audit section, never a statistical row

@@ -6,73 +6,61 @@ whose helpers it uses); ``PPM_TEST_CUDA_REAL=1`` runs the same checks on a GPU."
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from math import comb
-from pathlib import Path
 
 import numpy as np
 
-from tests.test_cuda_scorer import _check_same_scorer, _random_case
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.test_cuda_scorer import (_check_same_scorer, _count_launches, _limit_flushes,
+                                    _random_case, simulated_python)
 
 
 def _run(check: str, timeout: int = 600) -> str:
-    env = dict(os.environ)
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    if os.environ.get("PPM_TEST_CUDA_REAL") != "1":
-        env["NUMBA_ENABLE_CUDASIM"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    code = f"import tests.test_cuda_levels as t; t.{check}()"
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
-    assert proc.returncode == 0, f"{check} failed:\n{proc.stdout}\n{proc.stderr}"
-    return proc.stdout
-
-
-def _count_launches(scorer):
-    """Wrap the scorer's launches: the list of (kernel index, number of prefix masks)."""
-    kernels = scorer._kernels
-    launches = []
-    real = kernels._launch
-
-    def launch(kernel_index, M, segs, *rest):
-        launches.append((kernel_index, np.atleast_2d(M).shape[0], int(segs[-1][-1])))
-        return real(kernel_index, M, segs, *rest)
-
-    kernels._launch = launch
-    return launches
+    return simulated_python(f"import tests.test_cuda_levels as t; t.{check}()", timeout)
 
 
 # -- checks run in a subprocess under the simulator -------------------------------------------
 def sim_prefix_levels():
+    """Each case as small as still gives its property (written beside it, asserted below)."""
+    from ppm.core._cuda_kernels import aggregation_available
     from ppm.core.cuda_scorer import CudaScorer
     from ppm.core.hypothesis_class import BitsetScorer
 
     cases = [  # (d, m, n, chunks, launch, labels)
-        (4, 10, 70, 256, {}, "mixed"),
-        (4, 11, 40, 3, dict(threads=64, cols=1), "mixed"),  # few chunks: long segments
-        (5, 9, 130, 256, dict(flush_limit=50), "mixed"),  # levels 4 and 5, 3 words, flushes
-        (5, 8, 20, 2, {}, 1),  # no label-0 example
-        (4, 10, 70, 256, dict(aggregate=True), "mixed"),  # warp-aggregated (on a GPU)
+        (4, 8, 70, 256, {}, "mixed"),
+        # few chunks: long level-2 segments, several (prefix, first index) segments a slot
+        (4, 9, 40, 3, dict(threads=64, cols=1), "mixed"),
+        (5, 7, 130, 2, dict(flush_limit=4), "mixed"),  # levels 4 and 5, 3 words, flushes
+        (5, 7, 20, 2, {}, 1),  # no label-0 example
+        # warp-aggregated (on a GPU only: the simulator has no warp intrinsics, and would run
+        # case 0's kernel)
+        (4, 8, 70, 256, dict(aggregate=True), "mixed"),
     ]
     for i, (d, m, n, chunks, launch, labels) in enumerate(cases):
+        if launch.get("aggregate") and not aggregation_available():
+            print(f"case {i}: warp aggregation not available here (the plain kernel): skipped")
+            continue
         B, y = _random_case(d, m, n, seed=100 + i, labels=labels)
         cpu = BitsetScorer(B, y, d, chunks=chunks)
         gpu = CudaScorer(B, y, d, chunks=chunks, **launch)
         launches = _count_launches(gpu)
-        gpu.histogram()
+        size = _check_same_scorer(cpu, gpu, seed=i)  # one histogram, then the rank pass
+        assert size == sum(comb(m, j) for j in range(d + 1))
         hist_launches = [L for L in launches if L[0] == 0]
         # levels 2, 3, ..., d: one histogram launch each; level j holds the C(m - 3, j - 3)
         # prefixes that leave a triple (last index <= m - 4)
         expected = [1, 1] + [comb(m - 3, j - 3) for j in range(4, d + 1)]
         assert [L[1] for L in hist_launches] == expected, (hist_launches, expected)
-        gpu._records = None
-        size = _check_same_scorer(cpu, gpu, seed=i)
-        assert size == sum(comb(m, j) for j in range(d + 1))
-        print(f"d={d} m={m} n={n}: {size} hypotheses equal, launches {hist_launches}")
+        segs = [L[3] for L in hist_launches]  # (p, a, lo, hi, slot, offsets) per level
+        if i == 1:
+            assert max(segs[0][3] - segs[0][2]) > 1  # level 2: a segment of several rows
+            assert len(set(segs[2][4])) < len(segs[2][4])  # level 4: segments share a slot
+        if i == 2:
+            assert cpu.PQT.shape[0] == 3, cpu.PQT.shape
+            assert all(_limit_flushes(s, m, launch["flush_limit"]) > 0 for s in segs[2:])
+        if i == 3:
+            assert cpu.n0 == 0
+        print(f"d={d} m={m} n={n}: {size} hypotheses equal, launches "
+              f"{[L[:3] for L in hist_launches]}")
 
 
 def sim_prefix_batches():
@@ -80,14 +68,21 @@ def sim_prefix_batches():
     from ppm.core.cuda_scorer import CudaScorer
     from ppm.core.hypothesis_class import BitsetScorer
 
-    d, m, n = 5, 9, 60
+    d, m, n = 5, 7, 60
     B, y = _random_case(d, m, n, seed=7)
     slot_bytes = 8 * (n + 2)
     gpu = CudaScorer(B, y, d, chunks=4, out_bytes=5 * slot_bytes)  # at most 5 chunks a launch
     launches = _count_launches(gpu)
     _check_same_scorer(BitsetScorer(B, y, d, chunks=4), gpu, seed=1)
-    level5 = [L for L in launches if L[0] == 0 and 1 < L[1] < comb(m - 3, 2)]
-    assert len([L for L in launches if L[0] == 0]) > d - 1 and level5
+    hist = [L for L in launches if L[0] == 0]  # level 2, level 3, then levels 4 and 5
+    split, masks = {4: [], 5: []}, 0
+    for L in hist[2:]:  # the C(m - 3, 1) level-4 prefixes come first, then level 5's
+        split[4 if masks < comb(m - 3, 1) else 5].append(L[1])
+        masks += L[1]
+    # each of levels 4 and 5 in several launches of at most 5 slots
+    assert [sum(split[4]), sum(split[5])] == [comb(m - 3, 1), comb(m - 3, 2)], split
+    assert len(split[4]) > 1 and len(split[5]) > 1, split
+    assert all(max(L[3][4]) < 5 for L in hist), [L[:3] for L in hist]
     print(f"{len(launches)} launches")
 
 

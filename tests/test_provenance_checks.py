@@ -14,11 +14,10 @@ import pytest
 
 from claims import c6_privacy, c10_homogeneity, real_breast_cancer
 from claims.c4 import dimension as c4_dimension, mechanism as c4_mechanism, price as c4_price
-from claims.reporting import report
 from claims.rules.accounting import failed, row_kind
 from claims.base import ResultStore, parse_trial_set, share_trials
-from claims.registry import get
 from claims.rules.verdicts import counted
+from tests import committed_rows
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 MINE = ("C4", "C6", "C7", "C10", "PA", "real data")
@@ -30,13 +29,14 @@ def store():
 
 
 @pytest.fixture(scope="module")
-def analysed(store):
-    """The analysed rows (after the one-per-trial-set rule) of every claim that can be read."""
+def analysed(tmp_path_factory):
+    """The analysed rows (after the one-per-trial-set rule) of every claim that can be read:
+    ``report.analyse`` on the committed results, once per test session (tests/committed_rows.py)."""
     out = {}
     for cid in MINE:
-        claim = get(cid)
-        if claim.available(store):
-            out[cid] = report.analyse(claim, store)
+        rows = committed_rows.rows(cid, tmp_path_factory)
+        if rows is not None:
+            out[cid] = rows
     if not out:
         pytest.skip("no committed results")
     return out

@@ -14,24 +14,24 @@ import pytest
 from claims import (c11_set_cover as c11, c12_grid_halfplanes as c12, c13_generic as c13,
                     c14_label_boost as c14, c15_active as c15)
 from claims.c16 import union_polygons as c16
-from claims.reporting import report
 from claims.rules.accounting import JOINT, failed, row_kind
-from claims.base import ResultStore, parse_trial_set, share_trials
+from claims.base import parse_trial_set, share_trials
 from claims.rules.verdicts import counted
+from tests import committed_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = {"C11": c11, "C12": c12, "C13": c13, "C14": c14, "C15": c15, "C16": c16}
 
 
 @pytest.fixture(scope="module")
-def rows():
+def rows(tmp_path_factory):
     """Every claim's rows as the verdict table gets them (rule 4 applied), committed results."""
-    store = ResultStore(ROOT / "results", n_boot=10)
     out = {}
     for cid, mod in MODULES.items():
-        if not mod.CLAIM.available(store):
+        # report.analyse on the committed results, once per test session (tests/committed_rows.py)
+        out[cid] = committed_rows.rows(mod.CLAIM.id, tmp_path_factory)
+        if out[cid] is None:
             pytest.skip(f"no committed {cid} results")
-        out[cid] = report.analyse(mod.CLAIM, store)
     return out
 
 

@@ -18,11 +18,11 @@ import pytest
 from claims import c1_realizable, c3_epsilon, c5_mixture_weight, c8_relaxations, c9_domain
 from claims.c2 import agnostic as c2_agnostic
 from claims.c2 import two_term as c2_two_term
-from claims.reporting import report
 from claims.rules.accounting import row_kind
-from claims.base import ResultStore, parse_trial_set, share_trials
+from claims.base import parse_trial_set, share_trials
 from claims.rules.outcomes import FAILS, HOLDS
 from claims.rules.verdicts import counted
+from tests import committed_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = (c1_realizable, c2_agnostic, c3_epsilon, c5_mixture_weight, c8_relaxations,
@@ -105,9 +105,10 @@ def test_a_censored_bound_only_shows_the_side_it_bounds():
 # --- provenance on the committed results -------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def rows():
-    store = ResultStore(ROOT / "results", n_boot=20)
-    return {m.CLAIM.id: report.analyse(m.CLAIM, store) for m in MODULES}
+def rows(tmp_path_factory):
+    """``report.analyse`` of each claim on the committed results, once per test session
+    (tests/committed_rows.py)."""
+    return {m.CLAIM.id: committed_rows.rows(m.CLAIM.id, tmp_path_factory) for m in MODULES}
 
 
 def _kind(r):

@@ -13,6 +13,7 @@ import pytest
 from claims import real_breast_cancer as real
 from ppm.core.learner import PPMHalfspaceLearner
 from experiments import real_draws
+from tests import committed_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,13 +75,12 @@ def test_check_draw_zero_refuses_a_mismatch():
         real_draws.check_draw_zero(rows, committed)
 
 
-def test_committed_draws_reproduce_the_sweep_and_feed_the_rows():
-    from claims.base import ResultStore
+def test_committed_draws_reproduce_the_sweep_and_feed_the_rows(tmp_path_factory):
     draws = pd.read_csv(ROOT / "results" / "real_breast_cancer_draws" / "trials.csv")
     committed = pd.read_csv(ROOT / "results" / "real_breast_cancer" / "trials.csv")
     assert real_draws.check_draw_zero(draws, committed) == 400  # 40 splits x 5 eps x 2
     assert draws.groupby(["trial", "learner", "learner.epsilon"]).size().eq(20).all()
-    rows = real.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
+    rows = committed_rows.raw_rows(real.CLAIM.id, tmp_path_factory)
     # 5 epsilons x (fair DP-LR, shown; diffprivlib's, a reference) + the joint counted row
     per_eps = [r for r in rows if np.isfinite(r.epsilon)]
     assert len(rows) == 11 and len(per_eps) == 10
@@ -125,11 +125,10 @@ def test_committed_fair_draws_reproduce_the_fair_sweep_and_pair_with_the_main_on
     assert len(a) == len(b) == 4000 and a.equals(b)
 
 
-def test_only_the_fair_comparison_is_counted():
-    from claims.base import ResultStore
+def test_only_the_fair_comparison_is_counted(tmp_path_factory):
     from claims.rules.accounting import row_kind
     from claims.rules.verdicts import counted
-    rows = real.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
+    rows = committed_rows.raw_rows(real.CLAIM.id, tmp_path_factory)
     fair = [r for r in rows if "vs fair DP-LR" in r.setting and np.isfinite(r.epsilon)]
     joint = [r for r in rows if "read jointly" in r.setting]
     ref = [r for r in rows if "vs DP-LR" in r.setting]

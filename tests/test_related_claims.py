@@ -27,6 +27,7 @@ from ppm.semi_supervised.big_grid import NoisyBigGridThresholds
 from ppm.semi_supervised.big_points import as_big_points
 from ppm.set_cover import SetCoverLearner
 from ppm.set_cover.populations import DecoyConjunction
+from tests import committed_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -292,8 +293,8 @@ def test_c16_bound_is_theorem_3_2_with_three_select_halfplane_losses():
 @pytest.mark.parametrize("module, extra", [
     (c11, "decoys, set_cover; k"), (c12, "theorem budget"), (c13, "labelled plateau"),
     (c14, "wrapper fixed n"), (c16, "foil"), (c16, "theorem")])
-def test_new_rows_on_committed_results(module, extra):
-    rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
+def test_new_rows_on_committed_results(module, extra, tmp_path_factory):
+    rows = committed_rows.raw_rows(module.CLAIM.id, tmp_path_factory)
     new = [r for r in rows if extra in r.extra]
     assert new and any(counted(r.verdict) for r in new) and all(r.measured for r in new)
 
@@ -305,8 +306,8 @@ def test_new_rows_on_committed_results(module, extra):
     (c15, "generic"),
     # one fact, one row: C13's contrasts read the trials its counted flat rows read
     (c13, "labelled contrast"), (c13, "labelled contrast plateau")])
-def test_rows_built_in_by_the_design_are_not_counted(module, extra):
-    rows = module.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
+def test_rows_built_in_by_the_design_are_not_counted(module, extra, tmp_path_factory):
+    rows = committed_rows.raw_rows(module.CLAIM.id, tmp_path_factory)
     old = [r for r in rows if r.extra == extra]
     assert old and not any(counted(r.verdict) for r in old)
 
@@ -320,8 +321,8 @@ def test_linear_in_log_x_reads_a_mechanisms_ln_coefficient():
     assert math.isnan(linear_in_log_x(T[:1], [1.0]))
 
 
-def test_c15_counts_the_generic_learner_row_not_the_separation():
-    rows = c15.CLAIM.analyse(ResultStore(ROOT / "results", n_boot=10))
+def test_c15_counts_the_generic_learner_row_not_the_separation(tmp_path_factory):
+    rows = committed_rows.raw_rows(c15.CLAIM.id, tmp_path_factory)
     sep = [r for r in rows if r.extra == "separation"]
     gen = [r for r in rows if r.extra == "generic"]
     assert sep and not any(counted(r.verdict) for r in sep)
