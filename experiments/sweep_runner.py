@@ -3,8 +3,10 @@ stopped.
 
 Each sweep is ``python -m experiments.run --multirun experiment=<name><suffix> ...``
 (:meth:`Runner.command`), ``--at-once`` at a time (:func:`run_queue`), announced with the run's
-progress (:func:`progress_line`); its output is relayed line by line (:meth:`Runner.relay`),
-without Hydra's per-job listing unless ``--verbose``. The first failing sweep stops the others.
+progress (:func:`progress_line`); each is forked from this process with its imports done, or
+started (:mod:`experiments.sweep_process`). Its output is relayed line by line
+(:meth:`Runner.pump`, one thread: no relay threads, so forking is safe), without Hydra's
+per-job listing unless ``--verbose``. The first failing sweep stops the others.
 A sweep whose every cell is complete in the trial cache is not launched: its cells'
 ``trials.csv`` are written from the cache in this process (:func:`finished_in_cache`,
 :mod:`experiments.finished`). Ctrl-C stops every sweep (:func:`stop`) and ends with one line
@@ -18,15 +20,15 @@ import collections
 import os
 import re
 import shlex
+import selectors
 import shutil
 import signal
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 from experiments import lifecycle
+from experiments.sweep_process import SweepProcess
 
 # Hydra's log (the per-job listing: ~10 lines per sweep) and each sweep's closing hint (this
 # script aggregates): relayed only with --verbose.
@@ -34,16 +36,30 @@ HYDRA_LOG = re.compile(r"^\[[0-9-]+ [0-9:,]+\]\[HYDRA\] |^\[\w+\] sweep finished
 
 
 class Sweep:
-    def __init__(self, name: str, cmd: list[str], env: dict, relay):
+    """A running sweep (:class:`experiments.sweep_process.SweepProcess`) and the undelivered
+    part of its output: a partial last line per stream, the last 30 lines for its error."""
+
+    def __init__(self, name: str, cmd: list[str], env: dict, close: list[int] = ()):
         self.name = name
         self.tail: collections.deque[str] = collections.deque(maxlen=30)
-        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, bufsize=1)
-        self.threads = [threading.Thread(target=relay, args=(self, stream, out), daemon=True)
-                        for stream, out in ((self.proc.stdout, sys.stdout),
-                                            (self.proc.stderr, sys.stderr))]
-        for t in self.threads:
-            t.start()
+        self.proc = SweepProcess(cmd, env, close)
+        self.open = {s.fileno(): [s, out, b""] for s, out in zip(self.proc.streams,
+                                                                  (sys.stdout, sys.stderr))}
+
+    def read(self, fd: int, relay_line) -> None:
+        """Read what stream ``fd`` has; ``relay_line(sweep, line, out)`` for each whole line
+        (and the last, unterminated one at end of stream, which closes it)."""
+        entry = self.open[fd]
+        stream, out, pending = entry
+        data = stream.read(65536)
+        if data:
+            *lines, entry[2] = (pending + data).split(b"\n")
+        else:
+            lines = [pending] if pending else []
+            stream.close()
+            del self.open[fd]
+        for line in lines:
+            relay_line(self, line.decode("utf-8", "replace") + "\n", out)
 
     def error_line(self) -> str:
         lines = [ln.strip() for ln in self.tail if ln.strip()]
@@ -57,21 +73,41 @@ class Runner:
     def __init__(self, args, fit=lambda line: line):
         self.args = args
         self.fit = fit  # a relayed line in lines of at most 100 columns (the script's)
-        self.interrupted = threading.Event()
-        self.lock = threading.Lock()
+        self.interrupted = False
+
+    def relay_line(self, sweep: Sweep, line: str, out) -> None:
+        sweep.tail.append(line)
+        if self.interrupted or line.startswith("interrupted"):
+            return  # after Ctrl-C: the one line of this process says what was kept
+        if not self.args.verbose and HYDRA_LOG.match(line):
+            return
+        if line.startswith("error:"):
+            return  # the run's last line repeats it, naming the sweep
+        out.write(self.fit(line) + "\n")  # at most 100 columns (a cell line's overrides cut)
+        out.flush()
 
     def relay(self, sweep: Sweep, stream, out) -> None:
+        """Relay every line of ``stream`` (:meth:`relay_line`)."""
         for line in stream:
-            sweep.tail.append(line)
-            if self.interrupted.is_set() or line.startswith("interrupted"):
-                continue  # after Ctrl-C: the one line of this process says what was kept
-            if not self.args.verbose and HYDRA_LOG.match(line):
-                continue
-            if line.startswith("error:"):
-                continue  # the run's last line repeats it, naming the sweep
-            with self.lock:  # at most 100 columns (a cell line's overrides cut)
-                out.write(self.fit(line) + "\n")
-                out.flush()
+            self.relay_line(sweep, line, out)
+
+    def pump(self, sweeps: list[Sweep], timeout: float) -> None:
+        """Relay the output the sweeps have ready, waiting at most ``timeout`` seconds for some.
+        One thread: this process forks the sweeps (:mod:`experiments.sweep_process`)."""
+        streams = {fd: s for s in sweeps for fd in s.open}
+        if not streams:
+            time.sleep(timeout)
+            return
+        with selectors.DefaultSelector() as sel:
+            for fd in streams:
+                sel.register(fd, selectors.EVENT_READ)
+            for key, _ in sel.select(timeout):
+                streams[key.fd].read(key.fd, self.relay_line)
+
+    def drain(self, sweep: Sweep) -> None:
+        """Relay the rest of an ended sweep's output, to the end of both streams."""
+        while sweep.open:
+            self.pump([sweep], 1.0)
 
     def command(self, name: str, extra: list[str]) -> list[str]:
         a = self.args
@@ -173,14 +209,15 @@ def run_queue(runner: Runner, names: list[str], extra: list[str], start: float,
                         f"their trials.csv written from it, no sweep launched")
                     finished.append(name)
                     continue
-                running.append(Sweep(name, cmd, env, runner.relay))
-            time.sleep(0.1)
+                # the child keeps none of the other sweeps' pipes
+                running.append(Sweep(name, cmd, env, [fd for s in running for fd in s.open]))
+            runner.pump(running, 0.1)
             for s in list(running):
                 rc = s.proc.poll()
                 if rc is None:
                     continue
-                for t in s.threads:
-                    t.join()
+                runner.drain(s)
+                s.proc.close()
                 running.remove(s)
                 if rc == 0:
                     finished.append(s.name)
@@ -193,7 +230,7 @@ def run_queue(runner: Runner, names: list[str], extra: list[str], start: float,
                 for s in running:  # their workers die with them (experiments/lifecycle.py)
                     s.proc.terminate()
     except KeyboardInterrupt:
-        runner.interrupted.set()
+        runner.interrupted = True
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: let the sweeps stop
         stop(running)
         say(kept_message(a.results, start, started, finished, queue), err=True)

@@ -41,4 +41,23 @@ def test_the_d4_row_judges_the_measured_k_eff(tmp_path, monkeypatch, k4, outcome
     _rows(4, k4, seed=7).to_csv(tmp_path / mp.CSV_GPU, index=False)
     (row,) = c4_blind.analyse(results)
     assert row.verdict.startswith(outcome), row.verdict
-    assert row.trials == mp.CSV_GPU.removesuffix(".csv")
+    assert "as an exponent of d" not in row.measured  # no d = 3 table in this root
+    _rows(3, 9.0).to_csv(tmp_path / mp.CSV, index=False)
+    (row,) = c4_blind.analyse(results)
+    assert row.verdict.startswith(outcome), row.verdict
+    # the d = 4 rows measured and the d = 3 rows the prediction read
+    assert row.trials == ";".join(sorted(t.removesuffix(".csv") for t in (mp.CSV, mp.CSV_GPU)))
+    assert "as an exponent of d" in row.measured
+
+
+def test_the_exponents_read_k_eff_growth_in_d():
+    cpu = pd.concat([_rows(d, d ** 2, sd=0.05) for d in (1, 2, 3)])
+    local, lo, hi, fit = c4_blind.exponents(cpu, _rows(4, 16.0, sd=0.05))
+    assert lo < local < hi and lo < 2.0 < hi and hi - lo < 0.2
+    assert fit == pytest.approx(2.0, abs=0.02)
+    local, lo, hi, fit = c4_blind.exponents(cpu, _rows(4, 9.0 * (4 / 3) ** 3, sd=0.05))
+    assert local == pytest.approx(3.0, abs=0.02) and lo > 2.0
+    assert 2.0 < fit < 3.0
+    text = c4_blind._reading(21.3, 21.0, 21.6, c4_blind.predict(_rows(3, 9.0)),
+                             (local, lo, hi, fit))
+    assert text.startswith("it lies above d^2's interval") and "above d^2's 2" in text

@@ -98,7 +98,9 @@ def test_c4_counts_the_nested_price_table_and_the_blind_d4_row_once_each(analyse
     gpu = (RESULTS / mechanism_price.CSV_GPU).exists()
     assert [r.statistic for r in live] == [c4_price.STAT_K_EFF] + gpu * [c4_blind.STAT_D4]
     if gpu:
-        assert parse_trial_set(live[1].trials) == [(mechanism_price.CSV_GPU.removesuffix(".csv"),
+        # the d = 4 rows it measures and the d = 3 rows its prediction was made from
+        assert parse_trial_set(live[1].trials) == [(mechanism_price.CSV.removesuffix(".csv"), {}),
+                                                   (mechanism_price.CSV_GPU.removesuffix(".csv"),
                                                     {})]
         assert not share_trials(live[0].trials, live[1].trials)
     live = live[:1]

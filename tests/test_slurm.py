@@ -6,6 +6,8 @@ and ``PPM_TEST_SLURM=1`` and runs this file. Checked here:
 * a sweep run through ``hydra/launcher=slurm`` (a SLURM job array, one task per cell) aggregates
   to the same ``trials.csv`` and ``n_hat.csv`` as the same sweep run locally (joblib), apart from
   :data:`EXECUTION_COLUMNS`, which record how a trial ran, not what it computed;
+* ``make reproduce``'s sweep step, which forks each sweep (experiments/sweep_process.py),
+  submits through SLURM and gets the trials of the local run;
 * preemption: a sweep whose job array is ``scancel``-ed mid-way, then rerun, recomputes none of
   the trials that had finished (their stored text and time are unchanged) and ends with the same
   CSVs as the local run.
@@ -119,3 +121,31 @@ def test_preempted_slurm_sweep_resumes_without_recomputing(tmp_path):
 
     _sweep(tmp_path, "local", SLOW, "joblib")
     _assert_same(_aggregate(tmp_path, name), _aggregate(tmp_path, "local"))
+
+
+def _run_sweeps(tmp: Path, name: str, launch: str) -> str:
+    """``make reproduce``'s sweep step (scripts/run_sweeps.py): on Linux it forks the sweep
+    (experiments/sweep_process.py), which then submits its job array through submitit."""
+    args = [sys.executable, "-m", "scripts.run_sweeps", "--results", str(tmp / name / "results"),
+            "--outputs", str(tmp / name / "out"), "--suffix", "_quick", "--launch", launch,
+            "--no-aggregate", "--verbose", "c1_realizable_d1"]
+    env = dict(os.environ, OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1", PPM_ARGS="trials=2")
+    proc = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return proc.stdout + proc.stderr
+
+
+def test_a_forked_sweep_submits_to_slurm_and_equals_the_local_sweep(tmp_path):
+    from experiments.sweep_process import forking
+
+    assert forking()  # make test-slurm runs on Linux: the sweep below is forked
+    name = f"ppm_forked_{os.getpid()}"
+    log = _run_sweeps(tmp_path, name, f"hydra/launcher=slurm hydra.launcher.mem_gb=1 "
+                                      f"hydra.launcher.name={name}")
+    assert "Submitit 'slurm' sweep" in log, log[-2000:]
+    _run_sweeps(tmp_path, "local", "hydra.launcher.n_jobs=1 n_jobs=1")
+    for job in sorted((tmp_path / "local" / "out").glob("*/*/trials.csv")):
+        mine = tmp_path / name / "out" / job.relative_to(tmp_path / "local" / "out")
+        pd.testing.assert_frame_equal(
+            pd.read_csv(mine).drop(columns=EXECUTION_COLUMNS),
+            pd.read_csv(job).drop(columns=EXECUTION_COLUMNS), check_exact=True)

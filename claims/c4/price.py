@@ -265,7 +265,8 @@ def epsilon_rows(df: pd.DataFrame, design, n_boot: int, trials: str) -> list[Ver
 
 
 def fixed_rows(df: pd.DataFrame, design, trials: str) -> list[VerdictRow]:
-    """k_eff per d on the fixed (n, n_pub) design of configs/c4_price.yaml, every epsilon."""
+    """k_eff per d on the fixed (n, n_pub) design of configs/c4_price.yaml, every epsilon (d = 4
+    where the GPU batch's rows exist)."""
     nested = mp.load_nested_design()
     rows = []
     for eps, g in df.groupby("epsilon"):
@@ -322,9 +323,9 @@ def analyse(results) -> list[VerdictRow]:
         trials = tables_trials(root, (mp.NESTED_CSV,))
         rows += [counted_row(nested, design, results.n_boot, trials)]
         rows += epsilon_rows(nested, design, results.n_boot, trials)
-    fixed = read(root, (mp.CSV,))
+    fixed = read(root, (mp.CSV, mp.CSV_GPU))  # d = 1..3 on a CPU, d = 4 from the GPU batch
     if fixed is not None:
-        rows += fixed_rows(fixed, mp.load_design(), tables_trials(root, (mp.CSV,)))
+        rows += fixed_rows(fixed, mp.load_design(), tables_trials(root, (mp.CSV, mp.CSV_GPU)))
     rows += blind.analyse(results)
     both = [t for t in (nested, read(root, (mp.CSV, mp.CSV_GPU))) if t is not None]
     if both:
