@@ -18,7 +18,7 @@ from analysis.dose_response import glm_fit
 DESIGN = "c1_realizable_d1"
 # the small study: 300 data sets put a 0.94 coverage's standard error at 0.014, so both the
 # window [0.90, 0.98] and the control's gap below 0.90 are about 3 standard errors wide
-STUDY_DATASETS, STUDY_N_BOOT = 300, 100
+STUDY_DATASETS, STUDY_N_BOOT = 200, 100
 
 
 @pytest.fixture(scope="module")

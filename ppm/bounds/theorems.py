@@ -18,6 +18,7 @@ the O-shape functions accept arrays for ``alpha`` (and ``epsilon``).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -327,11 +328,15 @@ def realizable_sample_complexity(alpha, beta, epsilon, d, w_pub=1.0) -> int:
     ``F(2 (ln|G|(w a) + ln(2/beta)) / (epsilon b), b) <= B(n)`` for all integers ``n`` in
     ``[a, b]`` is a valid lower bound used to discard intervals.
     """
-    alpha = check_open_unit(alpha, "alpha")
-    beta = check_open_unit(beta, "beta")
-    eps = check_epsilon(epsilon)
-    d = check_positive_int(d, "d")
-    w = check_w_pub(w_pub)
+    return _realizable_n(float(check_open_unit(alpha, "alpha")),
+                         float(check_open_unit(beta, "beta")), float(check_epsilon(epsilon)),
+                         int(check_positive_int(d, "d")), float(check_w_pub(w_pub)))
+
+
+# The claims' theory bands ask for the same (alpha, beta, epsilon, d, w_pub) many times (each
+# figure and row, every bootstrap of a band); the search is exact and pure, so it is memoised.
+@functools.lru_cache(maxsize=65536)
+def _realizable_n(alpha: float, beta: float, eps: float, d: int, w: float) -> int:
     k = d * d
     log_fail = math.log(2.0 / beta)  # the exponential mechanism's share of beta
 
@@ -353,11 +358,13 @@ def agnostic_sample_complexity(alpha, beta, epsilon, d, w_pub=1.0) -> int:
     (all nonincreasing in ``n``) at the right end. Keeps the square-root compression term the
     paper's proof drops (see :func:`agnostic_bound`).
     """
-    alpha = check_open_unit(alpha, "alpha")
-    beta = check_open_unit(beta, "beta")
-    eps = check_epsilon(epsilon)
-    d = check_positive_int(d, "d")
-    w = check_w_pub(w_pub)
+    return _agnostic_n(float(check_open_unit(alpha, "alpha")),
+                       float(check_open_unit(beta, "beta")), float(check_epsilon(epsilon)),
+                       int(check_positive_int(d, "d")), float(check_w_pub(w_pub)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _agnostic_n(alpha: float, beta: float, eps: float, d: int, w: float) -> int:
     log_fail = math.log(4.0 / beta)  # the exponential mechanism's share of beta
 
     def bound(n):
