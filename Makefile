@@ -32,11 +32,8 @@ DRIVE = PPM_ARGS='$(ARGS_SH)' $(PY) -m scripts.reproduce $@ --profile $(PROFILE)
   $(if $(AUDIT_INSTANCES),--audit-instances $(AUDIT_INSTANCES)) \
   $(if $(findstring n,$(firstword -$(MAKEFLAGS))),--dry-run)
 
-# Every step, sweep and test is a new Python process: let each reuse the byte-compiled modules
-# in __pycache__ (git-ignored; numba caches its kernels there too) even where the environment
-# sets PYTHONDONTWRITEBYTECODE; compiling the package's modules again costs ~0.3 s a process.
+# Each step, sweep, job, test: a process. BLAS on one thread (2 cores); .pyc kept (git-ignored).
 unexport PYTHONDONTWRITEBYTECODE
-# Jobs run in parallel processes: keep BLAS single-threaded in each (2-core machine).
 export OMP_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
