@@ -197,7 +197,7 @@ def n_row(trials, nhat, x_col, name, paper, exp, n_boot) -> VerdictRow:
                      f"counted): {line['slope']:+.3f} [{line['lo']:+.3f}, {line['hi']:+.3f}]")
                   + erm_text),
         theory=(f"BMN20 Thm 4.9's bound involves no {short}, so n_hat should not grow; our "
-                f"margin (fixed before the trials, not BMN20's): a factor at most {FACTOR:g} up "
+                f"margin, not BMN20's: a factor at most {FACTOR:g} up "
                 f"to {level_text} (ln ratio <= {m:.3f}); alternative: label "
                 f"noise on the privacy proxy, n ~ 1/(1 - 2q)^2: ln ratio {alt:.2f} (a factor "
                 f"{math.exp(alt):.0f})"),

@@ -9,8 +9,9 @@ sweep's arguments (:func:`runpy.run_module`, as ``python -m`` does), so its conf
 results and messages are those of the command it replaces. Nothing is composed or run before
 the fork, so no Hydra, numba or joblib state is shared: only imported modules.
 
-:class:`multiprocessing.Process` (the ``fork`` context) forks and reaps the child and shuts it
-down as an interpreter exit would (joblib's worker pools included). Forking is safe only from a
+:class:`multiprocessing.Process` (the ``fork`` context) forks and reaps the child; the child
+leaves as an interpreter exit would, in its order (:func:`_exit`: joblib's worker pools shut
+down before multiprocessing joins its children). Forking is safe only from a
 single-threaded process: the runner relays the sweeps' output with :mod:`selectors`, not
 threads. Elsewhere (macOS, where forking after these imports is not safe, or Windows), or with
 ``PPM_SWEEP_SUBPROCESS=1``, each sweep is a new interpreter (:class:`subprocess.Popen`).
@@ -73,7 +74,44 @@ def _child(args: list[str], env: dict, out_w: int, err_w: int, close: list[int])
 
     lifecycle.SESSION.update(results_root=None, start=__import__("time").time())
     sys.argv = [MODULE, *args]
-    runpy.run_module(MODULE, run_name="__main__", alter_sys=True)
+    code = 0
+    try:
+        runpy.run_module(MODULE, run_name="__main__", alter_sys=True)
+    except SystemExit as exc:  # as the interpreter reads sys.exit's argument
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+        code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    except KeyboardInterrupt:
+        code = 130
+    except BaseException:  # noqa: BLE001 - printed as the interpreter prints it
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        _exit(code)
+
+
+def _exit(code: int) -> None:
+    """Leave as ``python -m experiments.run`` leaves, in the interpreter's order
+    (``Py_FinalizeEx``): first threading's exit hooks and its non-daemon threads (joblib shuts
+    its worker pool down there), then the ``atexit`` handlers (multiprocessing's joins its child
+    processes there), then the streams flushed. :class:`multiprocessing.Process` alone would run
+    the second before the first, joining joblib's workers before they are told to stop: a
+    sweep with ``hydra.launcher.n_jobs > 1`` would never end."""
+    import atexit
+    import threading
+
+    try:
+        threading._shutdown()  # the interpreter's own first step at exit (no public name)
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
 
 
 class SweepProcess:

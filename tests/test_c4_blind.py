@@ -40,11 +40,11 @@ def test_the_d4_row_judges_the_measured_k_eff(tmp_path, monkeypatch, k4, outcome
     (tmp_path / "c4_dimension").mkdir()
     _rows(4, k4, seed=7).to_csv(tmp_path / mp.CSV_GPU, index=False)
     (row,) = c4_blind.analyse(results)
-    assert row.verdict.startswith(outcome), row.verdict
+    assert row.verdict.startswith(f"{c4_blind.BREAKDOWN}: {outcome}"), row.verdict
     assert "as an exponent of d" not in row.measured  # no d = 3 table in this root
     _rows(3, 9.0).to_csv(tmp_path / mp.CSV, index=False)
     (row,) = c4_blind.analyse(results)
-    assert row.verdict.startswith(outcome), row.verdict
+    assert row.verdict.startswith(f"{c4_blind.BREAKDOWN}: {outcome}"), row.verdict
     # the d = 4 rows measured and the d = 3 rows the prediction read
     assert row.trials == ";".join(sorted(t.removesuffix(".csv") for t in (mp.CSV, mp.CSV_GPU)))
     assert "as an exponent of d" in row.measured

@@ -275,6 +275,8 @@ def fixed_rows(df: pd.DataFrame, design, trials: str) -> list[VerdictRow]:
             bound=("em_bound", "mean"), log_G=("log_G", "mean"),
             cmin=("log_c_min", "mean"), samples=("sample", "nunique"))
         capped = [int(d) for d in k.index if not nested.uncapped(int(d), design.n_pub, eps)]
+        free = [d for d in k.index if d not in capped]
+        b = exponent(free, [k.loc[d, "k"] for d in free])
         rows.append(VerdictRow(
             claim="C4", figure=FIGURE,
             setting=f"privacy price per d at n = {design.n}, n_pub = {design.n_pub}, epsilon "
@@ -285,12 +287,13 @@ def fixed_rows(df: pd.DataFrame, design, trials: str) -> list[VerdictRow]:
                                f"{r.log_G - r.cmin:.2f} ({int(r.samples)} samples)"
                                for d, r in k.iterrows())
                      + (f"; capped (n_pub {design.n_pub} < ({nested.cap_factor:g}/eps)"
-                        f"(d^2 + 3d)) at d = {','.join(map(str, capped))}" if capped else ""),
+                        f"(d^2 + 3d)) at d = {','.join(map(str, capped))}" if capped else "")
+                     + (f"; least-squares exponent of k_eff in d over the uncapped d = "
+                        f"{','.join(str(int(d)) for d in free)}: {b:.2f}"
+                        if not math.isnan(b) else ""),
             theory="k_eff = d^2 (BMN20's d^2) or ~ d (VC price) where uncapped",
             verdict="breakdown (one n_pub: the counted test moves n_pub; levels shown)",
-            statistic=STAT_FIXED, trials=trials, slope=exponent(
-                [d for d in k.index if d not in capped],
-                [k.loc[d, "k"] for d in k.index if d not in capped]),
+            statistic=STAT_FIXED, trials=trials, slope=b,
             epsilon=float(eps), extra="privacy price"))
     return rows
 
