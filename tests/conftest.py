@@ -35,6 +35,8 @@ SLOW = {
     "test_ctrl_c_steps.py": ALL,
     "test_notebooks.py": ALL,
     "test_slurm.py": ALL,
+    "test_sweep_process.py": ALL,  # make reproduce's sweep step in subprocesses, both ways
+    "test_reusing_loader.py": ALL,  # Hydra composes every shape of committed sweep in full
     "test_c4_scripts.py": ALL,
     "test_pipeline.py": ["test_every_reproduced_sweep_has_a_config_and_a_quick_profile",
                          "test_make_reproduce_restores_exactly_the_committed_and_long_sweeps",
